@@ -1,0 +1,173 @@
+"""Python back end: renders the plan into modules, the package `__init__.py` and the runtime copy.
+
+The templates mirror the plan one to one (`module.py.jinja` → `ModulePlan`, `model.py.jinja` → `ModelPlan`,
+`tool.py.jinja` → `ToolPlan`, `package_init.py.jinja` → `PackagePlan`); this module only prepares what the
+templates need in a shape they can print without logic.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from ..plan import FieldPlan, ModelPlan, ModulePlan, PackagePlan, PyType, ToolPlan
+from ..render import render
+from ..resources import runtime_source
+from .literals import py_literal
+
+RUNTIME_FILES = ("__init__.py", "models.py", "dispatch.py", "validation.py")
+
+
+@dataclass(frozen=True)
+class FieldView:
+    name: str
+    annotation: str
+    assignment: str  # "" or " = <python source>"
+
+
+def render_package(plan: PackagePlan) -> dict[str, str]:
+    """Every generated Python file of the package, by its path inside OUT."""
+    files: dict[str, str] = {}
+    for module in plan.modules:
+        files[module.path] = _render_module(module, plan)
+    for package in sorted(_subpackages(plan)):
+        files[f"{package}/__init__.py"] = render("subpackage_init.py.jinja", package=package)
+    files["__init__.py"] = _render_init(plan)
+    for name in RUNTIME_FILES:
+        files[f"_runtime/{name}"] = runtime_source(name)
+    return files
+
+
+def _subpackages(plan: PackagePlan) -> set[str]:
+    folders: set[str] = set()
+    for module in plan.modules:
+        parts = module.dotted.split(".")[:-1]
+        folders.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+    return folders
+
+
+def _relative(from_module: str, to_module: str) -> str:
+    """`from <this> import ...` prefix for reaching `to_module` from `from_module`."""
+    return "." * len(from_module.split(".")) + to_module
+
+
+def field_view(field: FieldPlan) -> FieldView:
+    options: list[str] = []
+    default: str | None = None
+    if not field.required:
+        if field.has_default and field.default is not None and not _needs_factory(field.type, field.default):
+            default = py_literal(field.default)
+        elif field.has_default and field.default is not None:
+            options.append(f"default_factory=lambda: default_value({field.type.expr}, {py_literal(field.default)})")
+        else:
+            default = "None"
+    if field.wire_name != field.py_name:
+        options.append(f"alias={py_literal(field.wire_name)}")
+    if field.description:
+        options.append(f"description={py_literal(field.description)}")
+    if not options:
+        return FieldView(field.py_name, field.type.expr, f" = {default}" if default is not None else "")
+    if default is not None:
+        options.insert(0, default)
+    return FieldView(field.py_name, field.type.expr, f" = Field({', '.join(options)})")
+
+
+def _needs_factory(kind: PyType, value: Any) -> bool:
+    """A default that is not already a value of the annotation (a model, a date, ...) is built when used."""
+    if kind.models or "_dt" in kind.needs or "_decimal" in kind.needs:
+        return True
+    return isinstance(value, (dict, list)) and bool(value) and "Literal" in kind.needs
+
+
+def _render_module(module: ModulePlan, plan: PackagePlan) -> str:
+    local = {m.class_name for m in module.models}
+    needs: set[str] = set()
+    foreign: dict[str, set[str]] = defaultdict(set)
+    types: list[PyType] = [f.type for m in module.models for f in m.fields]
+    types += [m.root for m in module.models if m.root is not None]
+    types += [p.type for t in module.tools for p in t.params] + [t.result for t in module.tools]
+    for kind in types:
+        needs |= kind.needs
+        for name in kind.models - local:
+            foreign[plan.model_modules[name]].add(name)
+    rebuild = [
+        m.class_name
+        for m in module.models
+        if any((f.type.models - local) for f in m.fields) or (m.root is not None and m.root.models - local)
+    ]
+    runtime = _relative(module.dotted, "_runtime")
+    views = [_model_view(m) for m in module.models]
+    assignments = [fv.assignment for view in views for fv in view["fields"]]
+    pydantic_names = [
+        name
+        for name, used in (
+            ("ConfigDict", any(m.extra == "forbid" and m.root is None for m in module.models)),
+            ("Field", any("Field(" in a for a in assignments)),
+        )
+        if used
+    ]
+    runtime_names = [
+        name
+        for name, used in (
+            ("SchemaModel", any(m.root is None for m in module.models)),
+            ("SchemaRootModel", any(m.root is not None for m in module.models)),
+            ("default_value", any("default_factory" in a for a in assignments)),
+        )
+        if used
+    ]
+    return render(
+        "module.py.jinja",
+        module=module,
+        needs=needs,
+        runtime=runtime,
+        models=views,
+        tools=module.tools,
+        pydantic_names=pydantic_names,
+        runtime_names=runtime_names,
+        has_factories="default_value" in runtime_names,
+        signature=tool_signature,
+        foreign=[(_relative(module.dotted, mod), sorted(names)) for mod, names in sorted(foreign.items())],
+        rebuild=rebuild,
+        constant_type=_constant_type,
+    )
+
+
+def _fields(model: ModelPlan) -> list[FieldView]:
+    return [field_view(f) for f in model.fields]
+
+
+def _model_view(model: ModelPlan) -> dict[str, Any]:
+    return {"plan": model, "fields": _fields(model)}
+
+
+def _constant_type(value: Any) -> str:
+    return "dict[str, Any]" if isinstance(value, dict) else "bool"
+
+
+def _render_init(plan: PackagePlan) -> str:
+    imports: dict[str, list[str]] = {}
+    for module in plan.modules:
+        imports[f".{module.dotted}"] = sorted(module.exported_names())
+    needs: set[str] = set()
+    for tool in plan.tools:
+        needs |= tool.result.needs
+        for param in tool.params:
+            needs |= param.type.needs
+    exported = sorted({name for names in imports.values() for name in names})
+    return render(
+        "package_init.py.jinja",
+        plan=plan,
+        imports=sorted(imports.items()),
+        needs=needs,
+        exported=exported,
+        tools=sorted(plan.tools, key=lambda t: t.name),
+        stub_tools=sorted((t for t in plan.tools), key=lambda t: t.func),
+        signature=tool_signature,
+    )
+
+
+def tool_signature(tool: ToolPlan) -> str:
+    """The keyword-only parameter list of a tool's typed stub."""
+    params = [f"{p.py_name}: {p.type.expr}" + (f" = {p.default_src}" if p.default_src else "") for p in tool.params]
+    return ", ".join(["self", "*", *params]) if params else "self"

@@ -1,0 +1,97 @@
+"""The driver: discover spec files, run front ends, passes and back ends, and hand back the files of OUT."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .backends.python import render_package
+from .backends.schemas import render_schemas
+from .diagnostics import Diagnostics, SourceFile, SpecError
+from .formatting import format_python
+from .frontends import route
+from .ir import SpecModule
+from .passes.build_plan import build_plan
+from .passes.resolve import build_namespace
+
+MAX_SPEC_BYTES = 8 * 1024 * 1024
+
+
+@dataclass
+class CompileResult:
+    files: dict[str, str] | None  # None when the specs have errors
+    diagnostics: Diagnostics
+    read: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+
+
+def discover(specs: list[Path], exclude: Path | None = None) -> tuple[list[tuple[Path, Path]], list[Path]]:
+    """Spec files as (path, path relative to the argument it was found under), in sorted order; and ignored files."""
+    found: list[tuple[Path, Path]] = []
+    ignored: list[Path] = []
+    excluded = exclude.resolve() if exclude is not None else None
+    for spec in specs:
+        if spec.is_file():
+            candidates = [(spec, Path(spec.name))]
+        else:
+            candidates = []
+            for folder, dirs, names in os.walk(spec):
+                here = Path(folder)
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and (here / d).resolve() != excluded)
+                candidates += [(here / n, (here / n).relative_to(spec)) for n in sorted(names) if not n.startswith(".")]
+        for path, rel in candidates:
+            if route(path) is None:
+                ignored.append(path)
+            else:
+                found.append((path, rel))
+    found.sort(key=lambda item: item[1].as_posix())
+    return found, ignored
+
+
+def load_source(path: Path, rel: Path, diags: Diagnostics) -> SourceFile | None:
+    display = path.as_posix()
+    empty = SourceFile(path, display, rel, "")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        diags.error("read", f"cannot read the file: {exc.strerror}", empty.span(0))
+        return None
+    if len(data) > MAX_SPEC_BYTES:
+        diags.error("too-large", f"the file is larger than {MAX_SPEC_BYTES // (1024 * 1024)} MiB", empty.span(0))
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        diags.error("encoding", f"the file is not UTF-8 (byte {exc.start})", empty.span(0))
+        return None
+    return SourceFile(path, display, rel, text)
+
+
+def compile_specs(specs: list[Path], exclude: Path | None = None) -> CompileResult:
+    diags = Diagnostics()
+    found, ignored = discover(specs, exclude)
+    result = CompileResult(None, diags, [p.as_posix() for p, _ in found], [p.as_posix() for p in ignored])
+    modules: list[SpecModule] = []
+    for path, rel in found:
+        source = load_source(path, rel, diags)
+        front_end = route(path)
+        if source is None or front_end is None:
+            continue
+        try:
+            modules.append(front_end(source, diags))
+        except SpecError:
+            continue
+        except RecursionError:
+            diags.error("too-deep", "the spec is nested too deeply to read", source.span(0))
+    program = build_namespace(modules, diags)
+    if diags.has_errors:
+        return result
+    plan = build_plan(program, diags)
+    if diags.has_errors:
+        return result
+    files = {path: format_python(text, path) for path, text in render_package(plan).items()}
+    files["py.typed"] = ""
+    files.update(render_schemas(plan))
+    result.files = dict(sorted(files.items()))
+    return result

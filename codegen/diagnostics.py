@@ -1,0 +1,116 @@
+"""Source files, spans and compiler diagnostics (SPEC §6).
+
+Every problem in a spec becomes a `Diagnostic` with a span; a run collects them all and reports them together,
+sorted by file and position, as ``path:line:col: error[CODE]: message`` plus the source line and a caret.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One spec file: where it is, what it is called in messages, and its text."""
+
+    path: Path
+    display: str  # the path as the user should see it in messages
+    rel: Path  # path relative to the specs root it was found under (drives the output module path)
+    text: str
+    _line_starts: tuple[int, ...] = field(default=(), repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        starts = [0]
+        starts.extend(i + 1 for i, ch in enumerate(self.text) if ch == "\n")
+        object.__setattr__(self, "_line_starts", tuple(starts))
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a character offset."""
+        index = bisect.bisect_right(self._line_starts, offset) - 1
+        return index + 1, offset - self._line_starts[index] + 1
+
+    def span(self, start: int, end: int | None = None) -> Span:
+        line, col = self.position(start)
+        return Span(self, line, col, max(1, (end if end is not None else start + 1) - start))
+
+    def line_text(self, line: int) -> str:
+        if not 1 <= line <= len(self._line_starts):
+            return ""
+        start = self._line_starts[line - 1]
+        end = self._line_starts[line] - 1 if line < len(self._line_starts) else len(self.text)
+        return self.text[start:end].rstrip("\r")
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where an IR node came from: file, 1-based line and column, and a width for the caret."""
+
+    source: SourceFile = field(compare=False)
+    line: int
+    col: int
+    width: int = 1
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        return (self.source.display, self.line, self.col)
+
+    def __str__(self) -> str:
+        return f"{self.source.display}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    severity: str  # "error" | "warning"
+    code: str
+    message: str
+    span: Span | None
+    notes: tuple[tuple[str, Span | None], ...] = ()
+
+    def render(self) -> str:
+        lines = [f"{self.span or 'codegen'}: {self.severity}[{self.code}]: {self.message}"]
+        if self.span is not None:
+            lines.extend(_excerpt(self.span))
+        for text, span in self.notes:
+            lines.append(f"{span}: note: {text}" if span else f"note: {text}")
+            if span is not None:
+                lines.extend(_excerpt(span))
+        return "\n".join(lines)
+
+
+def _excerpt(span: Span) -> list[str]:
+    text = span.source.line_text(span.line).expandtabs(1)
+    if not text:
+        return []
+    width = max(1, min(span.width, len(text) - span.col + 1))
+    gutter = f"{span.line} | "
+    return [f"{gutter}{text}", " " * (len(gutter) + span.col - 1) + "^" * width]
+
+
+class Diagnostics:
+    """A collector: front ends and passes add to it; the driver reports all of it at once."""
+
+    def __init__(self) -> None:
+        self._items: list[Diagnostic] = []
+
+    def error(self, code: str, message: str, span: Span | None, *notes: tuple[str, Span | None]) -> None:
+        self._items.append(Diagnostic("error", code, message, span, tuple(notes)))
+
+    def warning(self, code: str, message: str, span: Span | None, *notes: tuple[str, Span | None]) -> None:
+        self._items.append(Diagnostic("warning", code, message, span, tuple(notes)))
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity == "error" for d in self._items)
+
+    def sorted(self) -> list[Diagnostic]:
+        unique = {(d.span.key if d.span else ("", 0, 0), d.code, d.message): d for d in self._items}
+        return [unique[k] for k in sorted(unique)]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+class SpecError(Exception):
+    """Raised by a front end to abandon one file after recording its diagnostic."""

@@ -1,0 +1,33 @@
+"""Front ends: one per spec format; each turns a file into a `SpecModule` and diagnostics, never code.
+
+A front end is a function `(SourceFile, Diagnostics) -> SpecModule` that records problems and raises
+`SpecError` when the file as a whole cannot be read. `route` picks the front end from the file name (SPEC §2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from ..diagnostics import Diagnostics, SourceFile
+from ..ir import SpecModule
+
+FrontEnd = Callable[[SourceFile, Diagnostics], SpecModule]
+
+
+def route(path: Path) -> FrontEnd | None:
+    """The front end for a file, or None if the file is not a spec (it is then ignored)."""
+    name = path.name
+    if name.endswith(".gram"):
+        from .gram import load_gram_file
+
+        return load_gram_file
+    if name.endswith(".schema.json"):
+        from .json_tools import load_schema_file
+
+        return load_schema_file
+    if name.endswith(".json"):
+        from .json_tools import load_tool_file
+
+        return load_tool_file
+    return None

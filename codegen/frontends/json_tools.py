@@ -1,0 +1,170 @@
+"""JSON front end: tool definition files (`*.json`) and entity schemas (`*.schema.json`).
+
+Recognises the shapes of reference/json-tools.md §1 — function-calling, the OpenAI wrapper and flat forms, MCP
+tools (also a `tools/list` result), Lilux manifests and the BFCL dialect — and lowers each to an IR `Tool` whose
+types are the file's own JSON Schema fragments.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..diagnostics import Diagnostics, SourceFile, SpecError, Span
+from ..ir import DELETE, Entity, JArray, JObject, SpecModule, Tool
+from .jsonparse import parse_json
+
+TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,127}\Z")
+
+# BFCL's own type names and what they mean in JSON Schema (reference/json-tools.md §1).
+_BFCL_TYPES: dict[str, dict[str, Any]] = {
+    "dict": {"type": "object"},
+    "float": {"type": "number"},
+    "tuple": {"type": "array"},
+    "any": {},
+    "String": {"type": "string"},
+    "HashMap": {"type": "object", "additionalProperties": {"type": "string"}},
+}
+_INPUT_KEYS = ("parameters", "inputSchema", "inputs", "input_schema")
+_OUTPUT_KEYS = ("outputSchema", "outputs", "response", "output_schema")
+_TOOL_KEYS = {"name", "description", "config_schema", *_INPUT_KEYS, *_OUTPUT_KEYS}
+
+
+def load_schema_file(source: SourceFile, diags: Diagnostics) -> SpecModule:
+    """A `*.schema.json` file: one entity, named by its `title`, else by the file stem."""
+    doc = parse_json(source, diags)
+    if not isinstance(doc, (JObject, bool)):
+        diags.error("schema-shape", "a .schema.json file must hold a JSON Schema object", _span_of(doc, source))
+        raise SpecError("not a schema")
+    stem = source.path.name[: -len(".schema.json")]
+    name = doc.get("title") if isinstance(doc, JObject) else None
+    if not isinstance(name, str) or not name.strip():
+        name = stem
+    span = doc.span if isinstance(doc, JObject) else source.span(0)
+    description = doc.get("description") if isinstance(doc, JObject) else None
+    return SpecModule(
+        source,
+        entities=(Entity(name, span, description if isinstance(description, str) else None, doc),),
+    )
+
+
+def load_tool_file(source: SourceFile, diags: Diagnostics) -> SpecModule:
+    doc = parse_json(source, diags)
+    entries: list[Any]
+    if isinstance(doc, JArray):
+        entries = list(doc)
+    elif isinstance(doc, JObject) and isinstance(doc.get("tools"), JArray) and not _looks_like_tool(doc):
+        entries = list(doc["tools"])  # an MCP tools/list result
+    else:
+        entries = [doc]
+    tools = []
+    for entry in entries:
+        tool = _tool(entry, source, diags)
+        if tool is not None:
+            tools.append(tool)
+    return SpecModule(source, tools=tuple(tools))
+
+
+def _looks_like_tool(doc: JObject) -> bool:
+    return any(key in doc for key in ("name", "tool_id", "function", *_INPUT_KEYS))
+
+
+def _span_of(value: Any, source: SourceFile) -> Span:
+    return value.span if isinstance(value, (JObject, JArray)) else source.span(0)
+
+
+def _tool(entry: Any, source: SourceFile, diags: Diagnostics) -> Tool | None:
+    if not isinstance(entry, JObject):
+        diags.error("tool-shape", "a tool definition must be a JSON object", _span_of(entry, source))
+        return None
+    # OpenAI wrapper {"type": "function", "function": {...}}; the flat Responses form needs no unwrapping.
+    if entry.get("type") == "function" and isinstance(entry.get("function"), JObject):
+        entry = entry["function"]
+    if not _looks_like_tool(entry):
+        diags.error(
+            "unknown-shape",
+            "not a tool definition: expected 'name' with 'parameters' (function calling), 'inputSchema' (MCP), "
+            "'tool_id' with 'inputs' (Lilux), or {'type': 'function', 'function': {...}} (OpenAI)",
+            entry.span,
+        )
+        return None
+    name = entry.get("name", entry.get("tool_id"))
+    name_key = "name" if "name" in entry else "tool_id"
+    if not isinstance(name, str) or not name:
+        diags.error("tool-name", "the tool has no name", entry.span if name is None else entry.value_span(name_key))
+        return None
+    if not TOOL_NAME.match(name):
+        diags.error(
+            "tool-name",
+            f"{name!r} is not a valid tool name: use letters, digits, '_', '-' and '.', starting with a letter",
+            entry.value_span(name_key),
+        )
+        return None
+    description = entry.get("description")
+    if description is not None and not isinstance(description, str):
+        diags.error("tool-description", "the description must be a string", entry.value_span("description"))
+        description = None
+
+    input_schema = _first(entry, _INPUT_KEYS)
+    if input_schema is None:
+        input_schema = JObject({"type": "object", "properties": JObject({}, entry.span)}, entry.span)
+    output_schema = _first(entry, _OUTPUT_KEYS)
+    config_schema = entry.get("config_schema")
+    input_schema = _normalize_bfcl(input_schema, diags)
+    output_schema = _normalize_bfcl(output_schema, diags) if output_schema is not None else None
+    if not isinstance(input_schema, JObject) or input_schema.get("type", "object") != "object":
+        diags.error(
+            "input-not-object",
+            "a tool's parameters must be a JSON Schema of type 'object'",
+            _span_of(input_schema, source),
+        )
+        return None
+    if config_schema is not None and not isinstance(config_schema, JObject):
+        diags.error("config-schema", "'config_schema' must be a JSON Schema object", entry.value_span("config_schema"))
+        config_schema = None
+    metadata = {key: entry[key] for key in sorted(entry) if key not in _TOOL_KEYS and key != "tool_id"}
+    return Tool(
+        name=name,
+        span=entry.value_span(name_key),
+        description=description,
+        input_schema=input_schema,
+        output_schema=output_schema,
+        config_schema=config_schema,
+        metadata=metadata,
+    )
+
+
+def _first(entry: JObject, keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        if key in entry:
+            return entry[key]
+    return None
+
+
+def _normalize_bfcl(schema: Any, diags: Diagnostics) -> Any:
+    """Rewrite BFCL's type names into JSON Schema, warning once per rewritten spot."""
+    if isinstance(schema, JArray):
+        return JArray([_normalize_bfcl(item, diags) for item in schema], schema.span, schema.item_spans)
+    if not isinstance(schema, JObject):
+        return schema
+    changes: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in ("const", "enum", "default", "examples"):
+            continue
+        new = _normalize_bfcl(value, diags)
+        if new is not value:
+            changes[key] = new
+    kind = schema.get("type")
+    if isinstance(kind, str) and kind in _BFCL_TYPES:
+        replacement = _BFCL_TYPES[kind]
+        diags.warning(
+            "bfcl-type",
+            f"BFCL type name {kind!r} read as {replacement or 'any value'}",
+            schema.value_span("type"),
+        )
+        changes["type"] = DELETE
+        for key, value in replacement.items():
+            changes[key] = JObject(value, schema.span) if isinstance(value, dict) else value
+    if not changes:
+        return schema
+    return schema.replace(**changes)

@@ -1,0 +1,151 @@
+"""A JSON reader that keeps positions.
+
+The standard library's decoder forgets where values were, and diagnostics need line and column for every key
+and value, so this small recursive-descent reader builds `JObject`/`JArray` nodes with spans. Strings and
+numbers are decoded by `json` itself, so their semantics match the standard exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ..diagnostics import Diagnostics, SourceFile, SpecError, Span
+from ..ir import JArray, JObject
+
+MAX_DEPTH = 256
+_WS = re.compile(r"[ \t\r\n]*")
+_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_LITERALS = {"true": True, "false": False, "null": None}
+
+
+class _Reader:
+    def __init__(self, source: SourceFile, diags: Diagnostics) -> None:
+        self.source = source
+        self.text = source.text
+        self.diags = diags
+        self.pos = 0
+
+    def fail(self, message: str, pos: int | None = None, code: str = "json-syntax") -> SpecError:
+        at = self.pos if pos is None else pos
+        self.diags.error(code, message, self.source.span(at))
+        return SpecError(message)
+
+    def skip(self) -> None:
+        self.pos = _WS.match(self.text, self.pos).end()  # type: ignore[union-attr]
+
+    def describe_here(self) -> str:
+        if self.pos >= len(self.text):
+            return "end of file"
+        return repr(self.text[self.pos])
+
+    def value(self, depth: int) -> tuple[Any, Span]:
+        if depth > MAX_DEPTH:
+            raise self.fail(f"nesting deeper than {MAX_DEPTH} levels", code="too-deep")
+        self.skip()
+        start = self.pos
+        ch = self.text[start : start + 1]
+        if ch == "{":
+            return self.object(depth)
+        if ch == "[":
+            return self.array(depth)
+        if ch == '"':
+            return self.string(), self.source.span(start, self.pos)
+        match = _NUMBER.match(self.text, start)
+        if match and match.end() > start:
+            self.pos = match.end()
+            return json.loads(match.group()), self.source.span(start, self.pos)
+        for word, literal in _LITERALS.items():
+            if self.text.startswith(word, start):
+                self.pos = start + len(word)
+                return literal, self.source.span(start, self.pos)
+        raise self.fail(f"expected a JSON value, found {self.describe_here()}")
+
+    def string(self) -> str:
+        match = _STRING.match(self.text, self.pos)
+        if not match:
+            raise self.fail("malformed string (unterminated, control character or bad escape)")
+        self.pos = match.end()
+        decoded: str = json.loads(match.group())
+        return decoded
+
+    def object(self, depth: int) -> tuple[JObject, Span]:
+        start = self.pos
+        self.pos += 1
+        items: dict[str, Any] = {}
+        key_spans: dict[str, Span] = {}
+        value_spans: dict[str, Span] = {}
+        self.skip()
+        if self.text.startswith("}", self.pos):
+            self.pos += 1
+            span = self.source.span(start)
+            return JObject(items, span), span
+        while True:
+            self.skip()
+            key_start = self.pos
+            if not self.text.startswith('"', self.pos):
+                raise self.fail(f"expected a property name in double quotes, found {self.describe_here()}")
+            key = self.string()
+            key_span = self.source.span(key_start, self.pos)
+            if key in items:
+                self.diags.error(
+                    "json-duplicate-key",
+                    f"duplicate key {key!r} in one object",
+                    key_span,
+                    ("first defined here", key_spans[key]),
+                )
+            self.skip()
+            if not self.text.startswith(":", self.pos):
+                raise self.fail(f"expected ':' after the property name, found {self.describe_here()}")
+            self.pos += 1
+            value, value_span = self.value(depth + 1)
+            items[key] = value
+            key_spans[key] = key_span
+            value_spans[key] = value_span
+            self.skip()
+            if self.text.startswith(",", self.pos):
+                self.pos += 1
+                continue
+            if self.text.startswith("}", self.pos):
+                self.pos += 1
+                span = self.source.span(start)
+                return JObject(items, span, key_spans, value_spans), span
+            raise self.fail(f"expected ',' or '}}' in an object, found {self.describe_here()}")
+
+    def array(self, depth: int) -> tuple[JArray, Span]:
+        start = self.pos
+        self.pos += 1
+        items: list[Any] = []
+        spans: list[Span] = []
+        self.skip()
+        if self.text.startswith("]", self.pos):
+            self.pos += 1
+            span = self.source.span(start)
+            return JArray(items, span), span
+        while True:
+            value, value_span = self.value(depth + 1)
+            items.append(value)
+            spans.append(value_span)
+            self.skip()
+            if self.text.startswith(",", self.pos):
+                self.pos += 1
+                continue
+            if self.text.startswith("]", self.pos):
+                self.pos += 1
+                span = self.source.span(start)
+                return JArray(items, span, tuple(spans)), span
+            raise self.fail(f"expected ',' or ']' in an array, found {self.describe_here()}")
+
+
+def parse_json(source: SourceFile, diags: Diagnostics) -> Any:
+    """Parse a whole file; on a syntax error record a diagnostic and raise `SpecError`."""
+    reader = _Reader(source, diags)
+    if reader.text.startswith("\ufeff"):
+        reader.pos = 1
+    value, _ = reader.value(0)
+    reader.skip()
+    if reader.pos != len(reader.text):
+        raise reader.fail(f"unexpected text after the JSON value: {reader.describe_here()}")
+    return value

@@ -1,0 +1,178 @@
+"""The intermediate representation every front end produces and every back end reads (SPEC §1).
+
+Types are JSON Schema (draft 2020-12) fragments: JSON tool files carry them already, and the gram and Brimley
+front ends lower their own type notations into the same fragments. One representation means one mapping from
+types to Python and identical output for the same tool written in any format. Fragments are immutable
+`JObject`/`JArray` nodes that remember the span of every key and value, so passes can point at the spot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from .diagnostics import SourceFile, Span
+
+JSON = Union["JObject", "JArray", str, int, float, bool, None]
+
+
+class JObject(Mapping[str, Any]):
+    """An immutable JSON object with the spans of the object, its keys and its values."""
+
+    __slots__ = ("_items", "span", "_key_spans", "_value_spans")
+
+    def __init__(
+        self,
+        items: Mapping[str, Any],
+        span: Span,
+        key_spans: Mapping[str, Span] | None = None,
+        value_spans: Mapping[str, Span] | None = None,
+    ) -> None:
+        self._items = dict(items)
+        self.span = span
+        self._key_spans = dict(key_spans or {})
+        self._value_spans = dict(value_spans or {})
+
+    def __getitem__(self, key: str) -> Any:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __repr__(self) -> str:
+        return f"JObject({self._items!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and dict(self._items) == dict(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def key_span(self, key: str) -> Span:
+        return self._key_spans.get(key, self.span)
+
+    def value_span(self, key: str) -> Span:
+        """Span of the value under `key` (falls back to the key, then the object)."""
+        value = self._items.get(key)
+        if isinstance(value, (JObject, JArray)):
+            return value.span
+        return self._value_spans.get(key) or self.key_span(key)
+
+    def replace(self, **changes: Any) -> JObject:
+        items = dict(self._items)
+        for key, value in changes.items():
+            if value is _DELETE:
+                items.pop(key, None)
+            else:
+                items[key] = value
+        return JObject(items, self.span, self._key_spans, self._value_spans)
+
+
+_DELETE = object()
+DELETE: Any = _DELETE  # sentinel for JObject.replace(key=DELETE)
+
+
+class JArray(tuple[Any, ...]):
+    """An immutable JSON array with its span and the spans of its items."""
+
+    span: Span
+    item_spans: tuple[Span, ...]
+
+    def __new__(cls, items: Any, span: Span, item_spans: tuple[Span, ...] = ()) -> JArray:
+        self = super().__new__(cls, items)
+        self.span = span
+        self.item_spans = item_spans
+        return self
+
+    def item_span(self, index: int) -> Span:
+        item = self[index]
+        if isinstance(item, (JObject, JArray)):
+            return item.span
+        return self.item_spans[index] if index < len(self.item_spans) else self.span
+
+
+def to_plain(value: Any) -> Any:
+    """A JSON fragment as plain dicts and lists (for serialising and for `jsonschema`)."""
+    if isinstance(value, Mapping):
+        return {k: to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    return value
+
+
+def from_plain(value: Any, span: Span) -> Any:
+    """Wrap plain data (built by a front end) as JSON nodes that all carry `span`."""
+    if isinstance(value, JObject | JArray):
+        return value
+    if isinstance(value, Mapping):
+        return JObject({k: from_plain(v, span) for k, v in value.items()}, span)
+    if isinstance(value, (list, tuple)):
+        return JArray([from_plain(v, span) for v in value], span)
+    return value
+
+
+@dataclass(frozen=True)
+class ContextParam:
+    """An argument whose value comes from the runtime context (Brimley `from_context`), never from the LLM."""
+
+    name: str  # wire name
+    path: str  # dot path such as "app.user.id"
+    schema: JSON
+    required: bool
+    default: Any
+    span: Span
+
+
+@dataclass(frozen=True)
+class SqlStatement:
+    """The SQL of a SQL tool, kept verbatim, with the placeholders the front end found in it."""
+
+    text: str
+    connection: str
+    placeholders: tuple[tuple[str, Span], ...]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str  # wire name, as the LLM sees it
+    span: Span
+    description: str | None
+    input_schema: JObject  # JSON Schema object of what the LLM supplies
+    output_schema: JSON = None  # None: the tool returns no structured result
+    config_schema: JObject | None = None  # instantiation config (set once by the application)
+    context_params: tuple[ContextParam, ...] = ()
+    sql: SqlStatement | None = None
+    returns_void: bool = False
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    group: str | None = None  # e.g. the agent a gram tool is nested in
+
+
+@dataclass(frozen=True)
+class Entity:
+    name: str
+    span: Span
+    description: str | None
+    schema: JSON
+
+
+@dataclass(frozen=True)
+class SpecModule:
+    """Everything one spec file defines; the unit that becomes one generated module."""
+
+    source: SourceFile
+    tools: tuple[Tool, ...] = ()
+    entities: tuple[Entity, ...] = ()
+    agents: tuple[Agent, ...] = ()
+    resources: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class Agent:
+    name: str
+    span: Span
+    description: str | None
+    tools: tuple[str, ...]  # wire names of the tools it may call
+    metadata: Mapping[str, Any] = field(default_factory=dict)

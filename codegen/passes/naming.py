@@ -1,0 +1,116 @@
+"""The one naming authority: every Python identifier the back ends print is made here.
+
+Spec names are wire names and stay untouched in schemas and aliases; Python names are derived from them and made
+safe against keywords, builtins our annotations use, BaseModel attributes, leading digits/underscores, non-ASCII
+text and collisions.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+import unicodedata
+
+from pydantic import BaseModel, RootModel
+
+# Names an annotation in a generated class body may mention; a field with one of these names would shadow it.
+_ANNOTATION_BUILTINS = {"str", "int", "float", "bool", "list", "dict", "bytes", "object", "type", "None"}
+# Attributes of BaseModel/RootModel a field must not shadow (`schema`, `json`, `copy`, `model_config`, ...).
+_MODEL_ATTRIBUTES = {n for n in dir(BaseModel) + dir(RootModel) if not n.startswith("_")} | {"root"}
+# Names the generated module binds itself (imports and runtime helpers); classes must not take them.
+RESERVED_CLASS_NAMES = {
+    "Any",
+    "Literal",
+    "Protocol",
+    "ClassVar",
+    "BaseModel",
+    "RootModel",
+    "ConfigDict",
+    "Field",
+    "Tools",
+    "TOOLS",
+    "AGENTS",
+    "ToolSpec",
+    "ToolResult",
+    "ToolError",
+    "SchemaModel",
+    "SchemaRootModel",
+}
+RESERVED_MODULE_NAMES = {"schemas", "_runtime", "_validation", "__init__", "py"}
+
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[A-Z]")
+
+
+def words(name: str) -> list[str]:
+    """Split `getHTTPResponse_code2` into ['get', 'HTTP', 'Response', 'code', '2'] (ASCII only)."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return [w for chunk in re.split(r"[^A-Za-z0-9]+", ascii_name) for w in _WORD.findall(chunk)]
+
+
+def snake(name: str) -> str:
+    return "_".join(w.lower() for w in words(name))
+
+
+def pascal(name: str) -> str:
+    return "".join(w[:1].upper() + w[1:] for w in words(name))
+
+
+def _identifier(candidate: str, fallback: str) -> str:
+    if not candidate:
+        candidate = fallback
+    if candidate[0].isdigit():
+        candidate = f"{fallback}_{candidate}" if fallback[0].islower() else f"{fallback}{candidate}"
+    return candidate
+
+
+def field_name(wire: str) -> str:
+    name = _identifier(snake(wire), "field")
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in _ANNOTATION_BUILTINS:
+        name += "_"
+    if name in _MODEL_ATTRIBUTES or name.startswith("model_"):
+        name += "_"
+    return name
+
+
+def function_name(wire: str) -> str:
+    name = _identifier(snake(wire), "tool")
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in _ANNOTATION_BUILTINS:
+        name += "_"
+    return name
+
+
+def class_name(wire: str) -> str:
+    name = _identifier(pascal(wire), "Model")
+    if name in RESERVED_CLASS_NAMES or keyword.iskeyword(name):
+        name += "Model"
+    return name
+
+
+def module_name(stem: str) -> str:
+    name = _identifier(snake(stem), "spec")
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in RESERVED_MODULE_NAMES:
+        name += "_"
+    return name
+
+
+def constant_name(python_name: str) -> str:
+    return python_name.upper().strip("_") or "VALUE"
+
+
+class Scope:
+    """A set of taken names; `claim` returns the first free variant of a name, deterministically."""
+
+    def __init__(self, taken: set[str] | None = None) -> None:
+        self.taken = set(taken or ())
+
+    def claim(self, name: str, *alternatives: str) -> str:
+        for candidate in (name, *alternatives):
+            if candidate not in self.taken:
+                self.taken.add(candidate)
+                return candidate
+        sep = "_" if name[-1:].islower() or name.endswith("_") else ""
+        n = 2
+        while f"{name}{sep}{n}" in self.taken:
+            n += 1
+        self.taken.add(f"{name}{sep}{n}")
+        return f"{name}{sep}{n}"

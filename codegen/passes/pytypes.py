@@ -1,0 +1,252 @@
+"""From JSON Schema to Python types: the normative mapping of SPEC §3, and lifting objects into named models.
+
+A generated model has two layers. The runtime check (`_validation`, run before Pydantic sees the data) decides
+acceptance with full JSON Schema semantics; the Pydantic types below give the data its Python shape. So a type
+chosen here must never reject an instance the schema accepts — where no precise Python type is safe, `Any` is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import unquote
+
+from ..diagnostics import Diagnostics
+from ..ir import JArray, JObject, to_plain
+from ..plan import ANY, NONE, FieldPlan, ModelPlan, ModulePlan, PyType
+from ..runtime.validation import is_valid
+from .naming import Scope, class_name, field_name, pascal
+from .resolve import Document, escape_pointer, resolve_pointer
+
+_ANNOTATION_ONLY = {"title", "description", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly"}
+_STRING_FORMATS = {"date": PyType("_dt.date", needs=frozenset({"_dt"})), "date-time": PyType("_dt.datetime", needs=frozenset({"_dt"}))}
+_DECIMAL = PyType("_decimal.Decimal", needs=frozenset({"_decimal"}))
+_SIMPLE = {
+    "string": PyType("str"),
+    "integer": PyType("int"),
+    "number": PyType("float"),
+    "boolean": PyType("bool"),
+    "null": NONE,
+}
+
+
+def is_structured_object(schema: Any) -> bool:
+    """An object schema that becomes a model class: declared `type: object` with named properties or closed."""
+    if not isinstance(schema, JObject):
+        return False
+    kind = schema.get("type")
+    if kind != "object" and not (isinstance(kind, JArray) and list(kind) in (["object"], ["object", "null"])):
+        return False
+    return "properties" in schema or schema.get("additionalProperties") is False
+
+
+class DocumentTyper:
+    """Types one self-contained document (a tool's input, output or config, or an entity) into a module."""
+
+    def __init__(
+        self,
+        doc: Document,
+        const: str,
+        module: ModulePlan,
+        classes: Scope,
+        entity_classes: dict[str, str],
+        diags: Diagnostics,
+    ) -> None:
+        self.doc = doc
+        self.plain_root = to_plain(doc.schema)
+        self.const = const
+        self.module = module
+        self.classes = classes
+        self.entity_classes = entity_classes
+        self.diags = diags
+        self._by_pointer: dict[str, PyType] = {}
+        self._in_progress: set[str] = set()
+
+    # -- models -------------------------------------------------------------------------------------------
+
+    def root_model(self, cls: str, doc_text: str | None, *, force_object: bool = False) -> ModelPlan:
+        """The model (class name `cls`, already claimed) for the whole document: a BaseModel for an object
+        schema, else a RootModel."""
+        schema = self.doc.schema
+        self._by_pointer[""] = PyType(cls, models=frozenset({cls}))
+        if force_object or is_structured_object(schema):
+            return self._object_model(schema, "", cls, doc_text)
+        self._in_progress.add("")
+        root = self._map_inner(schema, "", cls)
+        plan = ModelPlan(cls, self.module.dotted, doc_text, self.const, "", root=root)
+        self.module.models.append(plan)
+        return plan
+
+    def root_type(self, hint: str) -> PyType:
+        """The Python type of the whole document, lifting a model named `hint` if it is an object."""
+        return self.map(self.doc.schema, "", hint)
+
+    def _object_model(self, schema: Any, pointer: str, cls: str, doc_text: str | None) -> ModelPlan:
+        properties = schema.get("properties") if isinstance(schema, JObject) else None
+        required_list = schema.get("required", ()) if isinstance(schema, JObject) else ()
+        required = {r for r in required_list if isinstance(r, str)} if isinstance(required_list, JArray) else set()
+        names = Scope()
+        fields = []
+        for wire, sub in (properties or {}).items():
+            sub_pointer = f"{pointer}/properties/{escape_pointer(wire)}"
+            fields.append(self._field(wire, sub, sub_pointer, cls, names, wire in required))
+        closed = schema.get("additionalProperties") is False and "patternProperties" not in schema
+        plan = ModelPlan(
+            cls,
+            self.module.dotted,
+            doc_text if doc_text is not None else _description(schema),
+            self.const,
+            pointer,
+            tuple(fields),
+            extra="forbid" if closed else "allow",
+        )
+        self.module.models.append(plan)
+        return plan
+
+    def _field(self, wire: str, sub: Any, pointer: str, owner: str, names: Scope, required: bool) -> FieldPlan:
+        py_name = names.claim(field_name(wire))
+        kind = self.map(sub, pointer, owner + pascal(wire))
+        description = _description(sub)
+        if required:
+            return FieldPlan(py_name, wire, kind, True, description=description)
+        optional = kind if kind.nullable else PyType.union([kind, NONE])
+        if isinstance(sub, JObject) and "default" in sub:
+            default = to_plain(sub["default"])
+            if is_valid(default, self.plain_root, pointer=pointer):
+                return FieldPlan(py_name, wire, kind if default is not None else optional, False, default, True, description)
+            self.diags.warning(
+                "default-mismatch",
+                f"the default of {wire!r} does not match its own schema; it is ignored (the field defaults to None)",
+                sub.value_span("default"),
+            )
+        return FieldPlan(py_name, wire, optional, False, None, True, description)
+
+    # -- types --------------------------------------------------------------------------------------------
+
+    def map(self, schema: Any, pointer: str, hint: str) -> PyType:
+        """The Python type for `schema` found at `pointer`; `hint` names a model lifted from it."""
+        if pointer in self.doc.entity_pointers:
+            return self._entity(self.doc.entity_pointers[pointer])
+        if pointer in self._by_pointer:
+            return self._by_pointer[pointer]
+        if pointer in self._in_progress:
+            return ANY  # a cycle through non-model schemas: only a model can name itself
+        if is_structured_object(schema):
+            cls = self.classes.claim(hint, *self._alternatives(hint))
+            kind = PyType(cls, models=frozenset({cls}))
+            if isinstance(schema.get("type"), JArray) and "null" in schema["type"]:
+                kind = PyType.union([kind, NONE])
+            self._by_pointer[pointer] = kind
+            self._object_model(schema, pointer, cls, None)
+            return kind
+        self._in_progress.add(pointer)
+        try:
+            return self._map_inner(schema, pointer, hint)
+        finally:
+            self._in_progress.discard(pointer)
+
+    def _alternatives(self, hint: str) -> tuple[str, ...]:
+        return (class_name(hint),) if class_name(hint) != hint else ()
+
+    def _entity(self, name: str) -> PyType:
+        cls = self.entity_classes[name]
+        return PyType(cls, models=frozenset({cls}))
+
+    def _map_inner(self, schema: Any, pointer: str, hint: str) -> PyType:
+        if not isinstance(schema, JObject):
+            return ANY  # boolean schemas: true accepts anything, false nothing (the check rejects)
+        if isinstance(schema.get("$ref"), str):
+            return self._ref(schema["$ref"], hint)
+        if "enum" in schema or "const" in schema:
+            values = list(schema["enum"]) if isinstance(schema.get("enum"), JArray) else []
+            if "const" in schema:
+                values = [schema["const"]]
+            return _literal(values)
+        types = _types(schema)
+        if not types:
+            return self._combinator(schema, pointer, hint)
+        options = [self._one_type(t, schema, pointer, hint, len(types) > 1) for t in types]
+        return PyType.union(options)
+
+    def _one_type(self, kind: str, schema: JObject, pointer: str, hint: str, in_union: bool) -> PyType:
+        if kind == "string":
+            return _STRING_FORMATS.get(schema.get("format"), _SIMPLE["string"])  # type: ignore[arg-type]
+        if kind == "number":
+            if schema.get("format") == "decimal":
+                return _DECIMAL
+            # JSON numbers include integers; in a union keep them ints, as SPEC §3's `str | int | float | bool`.
+            return PyType("int | float") if in_union else _SIMPLE["number"]
+        if kind == "array":
+            items = schema.get("items")
+            if "prefixItems" in schema or items is None:
+                return PyType("list[Any]", needs=frozenset({"Any"}))
+            item = self.map(items, f"{pointer}/items", hint + "Item")
+            return PyType(f"list[{item.expr}]", item.models, item.needs)
+        if kind == "object":
+            extra = schema.get("additionalProperties")
+            if isinstance(extra, JObject) and "properties" not in schema and "patternProperties" not in schema:
+                value = self.map(extra, f"{pointer}/additionalProperties", hint + "Value")
+                return PyType(f"dict[str, {value.expr}]", value.models, value.needs)
+            return PyType("dict[str, Any]", needs=frozenset({"Any"}))
+        return _SIMPLE.get(kind, ANY)
+
+    def _combinator(self, schema: JObject, pointer: str, hint: str) -> PyType:
+        for keyword in ("anyOf", "oneOf"):
+            branches = schema.get(keyword)
+            if isinstance(branches, JArray) and branches:
+                return PyType.union(
+                    [
+                        self.map(branch, f"{pointer}/{keyword}/{i}", f"{hint}Option{i + 1}")
+                        for i, branch in enumerate(branches)
+                    ]
+                )
+        branches = schema.get("allOf")
+        if isinstance(branches, JArray) and len(branches) == 1:
+            return self.map(branches[0], f"{pointer}/allOf/0", hint)
+        return ANY
+
+    def _ref(self, ref: str, hint: str) -> PyType:
+        if not ref.startswith("#") or (len(ref) > 1 and not ref.startswith("#/")):
+            return ANY  # resolved by URI at run time; no static type
+        target_pointer = unquote(ref[1:])
+        if target_pointer in self.doc.entity_pointers:
+            return self._entity(self.doc.entity_pointers[target_pointer])
+        found, target = resolve_pointer(self.doc.schema, target_pointer)
+        if not found:
+            return ANY
+        last = target_pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+        return self.map(target, target_pointer, pascal(last) or hint)
+
+
+def _types(schema: JObject) -> list[str]:
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return [kind]
+    if isinstance(kind, JArray):
+        return [k for k in kind if isinstance(k, str)]
+    return []
+
+
+def _literal(values: list[Any]) -> PyType:
+    """`Literal[...]` for enums of strings, integers, booleans and null; anything else stays `Any`."""
+    plain = [v for v in values if v is not None]
+    if not all(isinstance(v, (str, int)) for v in plain) or not values:
+        return ANY
+    if any(isinstance(v, bool) for v in plain) and any(not isinstance(v, bool) and isinstance(v, int) for v in plain):
+        return ANY  # Literal cannot tell True from 1
+    from ..backends.literals import py_literal
+
+    parts = []
+    for value in plain:
+        text = py_literal(value)
+        if text not in parts:
+            parts.append(text)
+    kind = PyType(f"Literal[{', '.join(parts)}]", needs=frozenset({"Literal"})) if parts else NONE
+    if len(plain) != len(values) and parts:
+        kind = PyType.union([kind, NONE])
+    return kind
+
+
+def _description(schema: Any) -> str | None:
+    if isinstance(schema, JObject) and isinstance(schema.get("description"), str):
+        return str(schema["description"])
+    return None

@@ -1,0 +1,240 @@
+"""Name resolution: one namespace across all spec files, and self-contained schema documents.
+
+Every tool and entity shares one namespace (SPEC §2). Each schema document a tool or entity owns is made
+self-contained: references to entities — `User.schema.json` from JSON, `entity:User` from gram/Brimley — become
+`#/$defs/<Name>` with the entity's schema embedded, so the emitted JSON Schema and the runtime check need
+nothing outside the document. Local `#/...` references must point somewhere.
+"""
+
+from __future__ import annotations
+
+import difflib
+import posixpath
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+from ..diagnostics import Diagnostics, Span
+from ..ir import DELETE, JArray, JObject, SpecModule, Tool
+from .naming import Scope
+
+ENTITY_SCHEME = "entity:"
+# Keywords whose values are data, not subschemas: never look for `$ref` inside them.
+_DATA_KEYWORDS = {"const", "enum", "default", "examples"}
+_SCHEMA_MAP_KEYWORDS = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+
+
+@dataclass(frozen=True)
+class Document:
+    """A self-contained JSON Schema document and which of its `$defs` are embedded entities."""
+
+    schema: Any  # JObject | bool
+    entity_pointers: dict[str, str] = field(default_factory=dict)  # "/$defs/User" -> entity name
+
+
+@dataclass
+class Program:
+    modules: list[SpecModule]
+    entities: dict[str, tuple[Any, SpecModule]] = field(default_factory=dict)  # name -> (Entity, module)
+    tools: dict[str, tuple[Tool, SpecModule]] = field(default_factory=dict)
+    entity_files: dict[str, str] = field(default_factory=dict)  # posix path of a .schema.json -> entity name
+
+
+def build_namespace(modules: list[SpecModule], diags: Diagnostics) -> Program:
+    program = Program(modules)
+    seen: dict[str, Span] = {}
+    for module in modules:
+        for definition in (*module.entities, *module.tools):
+            kind = "entity" if definition in module.entities else "tool"
+            if definition.name in seen:
+                diags.error(
+                    "duplicate-name",
+                    f"{definition.name!r} is defined more than once",
+                    definition.span,
+                    ("first defined here", seen[definition.name]),
+                )
+                continue
+            seen[definition.name] = definition.span
+            if kind == "entity":
+                program.entities[definition.name] = (definition, module)
+                if module.source.path.name.endswith(".schema.json"):
+                    program.entity_files[module.source.path.resolve().as_posix()] = definition.name
+            else:
+                program.tools[definition.name] = (definition, module)
+    return program
+
+
+def iter_refs(schema: Any, pointer: str = "") -> Iterator[tuple[JObject, str]]:
+    """Every object holding a `$ref` in a schema, with its JSON pointer; iterative, so depth is no risk."""
+    stack = [(schema, pointer)]
+    while stack:
+        node, at = stack.pop()
+        if isinstance(node, JObject):
+            if isinstance(node.get("$ref"), str):
+                yield node, at
+            for key in sorted(node, reverse=True):
+                if key in _DATA_KEYWORDS:
+                    continue
+                value = node[key]
+                child = f"{at}/{escape_pointer(key)}"
+                if key in _SCHEMA_MAP_KEYWORDS and isinstance(value, JObject):
+                    stack.extend((v, f"{child}/{escape_pointer(k)}") for k, v in value.items())
+                elif isinstance(value, (JObject, JArray)):
+                    stack.append((value, child))
+        elif isinstance(node, JArray):
+            stack.extend((item, f"{at}/{i}") for i, item in enumerate(node))
+
+
+def escape_pointer(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def resolve_pointer(doc: Any, pointer: str) -> tuple[bool, Any]:
+    node = doc
+    if pointer in ("", "/"):
+        return True, doc
+    for raw in pointer.lstrip("/").split("/"):
+        token = unquote(raw).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, JObject) and token in node:
+            node = node[token]
+        elif isinstance(node, JArray) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return False, None
+    return True, node
+
+
+def _has_ids(schema: Any) -> bool:
+    """Whether the document names parts of itself (`$id`, anchors): then refs resolve by URI, at run time."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, JObject):
+            if any(key in node for key in ("$id", "$anchor", "$dynamicAnchor")):
+                return True
+            stack.extend(v for k, v in node.items() if k not in _DATA_KEYWORDS)
+        elif isinstance(node, JArray):
+            stack.extend(node)
+    return False
+
+
+class DocumentBuilder:
+    """Makes one document self-contained for a given owner (a tool or entity) in a given file."""
+
+    def __init__(self, program: Program, diags: Diagnostics) -> None:
+        self.program = program
+        self.diags = diags
+
+    def build(self, schema: Any, module: SpecModule, own_entity: str | None = None) -> Document:
+        embedded: dict[str, str] = {}  # entity name -> $defs key
+        pending: list[str] = []
+        defs = schema.get("$defs") if isinstance(schema, JObject) else None
+        scope = Scope(set(defs or ()))
+
+        def embed(name: str) -> str:
+            if name == own_entity:
+                return ""  # an entity referring to itself points at its own root
+            if name not in embedded:
+                embedded[name] = scope.claim(name, f"{name}Entity")
+                pending.append(name)
+            return f"/$defs/{escape_pointer(embedded[name])}"
+
+        root = self._rewrite(schema, module, "", embed, check_local=True)
+        defs_items: dict[str, Any] = dict(defs or {})
+        while pending:
+            name = pending.pop(0)
+            entity, entity_module = self.program.entities[name]
+            prefix = f"/$defs/{escape_pointer(embedded[name])}"
+            body = self._rewrite(entity.schema, entity_module, prefix, embed, check_local=False)
+            if isinstance(body, JObject):
+                body = body.replace(**{"$id": DELETE, "$schema": DELETE})
+            defs_items[embedded[name]] = body
+        if embedded and isinstance(root, JObject):
+            span = root.span
+            ordered = {k: defs_items[k] for k in sorted(defs_items)} if not defs else defs_items
+            root = root.replace(**{"$defs": JObject(ordered, defs.span if isinstance(defs, JObject) else span)})
+        pointers = {f"/$defs/{escape_pointer(key)}": name for name, key in embedded.items()}
+        return Document(root, pointers)
+
+    def _rewrite(self, schema: Any, module: SpecModule, prefix: str, embed: Any, check_local: bool) -> Any:
+        """Return `schema` with entity refs pointing into `$defs` and local refs shifted under `prefix`."""
+        replacements: dict[str, str] = {}
+        has_ids = _has_ids(schema)
+        for node, _at in iter_refs(schema):
+            ref: str = node["$ref"]
+            target = self._target(ref, node, module, schema, has_ids, check_local)
+            if target is None:
+                continue
+            kind, value = target
+            if kind == "entity":
+                replacements[ref] = "#" + embed(value[0]) + value[1]
+            elif kind == "local" and prefix:
+                replacements[ref] = "#" + prefix + ref[1:]
+        if not replacements:
+            return schema
+        return _replace_refs(schema, replacements)
+
+    def _target(
+        self, ref: str, node: JObject, module: SpecModule, doc: Any, has_ids: bool, check_local: bool
+    ) -> tuple[str, Any] | None:
+        span = node.value_span("$ref")
+        if ref.startswith(ENTITY_SCHEME):
+            name = ref[len(ENTITY_SCHEME) :]
+            if name not in self.program.entities:
+                self._unknown_entity(name, span)
+                return None
+            return "entity", (name, "")
+        if ref.startswith("#"):
+            fragment = ref[1:]
+            if check_local and not has_ids and (fragment == "" or fragment.startswith("/")):
+                found, _ = resolve_pointer(doc, fragment)
+                if not found:
+                    self.diags.error("ref-unresolved", f"$ref {ref!r} points to nothing in this document", span)
+                    return None
+            return "local", None
+        file_part, _, fragment = ref.partition("#")
+        if file_part.endswith(".json") and "://" not in file_part:
+            base = module.source.path.resolve().parent.as_posix()
+            path = posixpath.normpath(posixpath.join(base, unquote(file_part)))
+            name = self.program.entity_files.get(path)
+            if name is None:
+                self.diags.error(
+                    "ref-unresolved", f"$ref {ref!r}: no spec file {file_part!r} defines an entity", span
+                )
+                return None
+            return "entity", (name, fragment)
+        if has_ids:
+            return None  # resolved against the document's own `$id`s at run time
+        self.diags.error(
+            "unsupported-keyword",
+            f"$ref {ref!r}: only references within the document and to other spec files are supported",
+            span,
+        )
+        return None
+
+    def _unknown_entity(self, name: str, span: Span) -> None:
+        close = difflib.get_close_matches(name, sorted(self.program.entities), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        self.diags.error("unknown-entity", f"no entity named {name!r} is defined in any spec{hint}", span)
+
+
+def _replace_refs(schema: Any, replacements: dict[str, str]) -> Any:
+    if isinstance(schema, JObject):
+        changes: dict[str, Any] = {}
+        for key, value in schema.items():
+            if key in _DATA_KEYWORDS:
+                continue
+            if key == "$ref" and isinstance(value, str) and value in replacements:
+                changes[key] = replacements[value]
+            else:
+                new = _replace_refs(value, replacements)
+                if new is not value:
+                    changes[key] = new
+        return schema.replace(**changes) if changes else schema
+    if isinstance(schema, JArray):
+        items = [_replace_refs(item, replacements) for item in schema]
+        if all(a is b for a, b in zip(items, schema)):
+            return schema
+        return JArray(items, schema.span, schema.item_spans)
+    return schema
