@@ -85,9 +85,7 @@ def compile_specs(specs: list[Path], exclude: Path | None = None) -> CompileResu
         except RecursionError:
             diags.error("too-deep", "the spec is nested too deeply to read", source.span(0))
     program = build_namespace(modules, diags)
-    if diags.has_errors:
-        return result
-    plan = build_plan(program, diags)
+    plan = build_plan(program, diags)  # even after errors, so that every problem is reported in one run
     if diags.has_errors:
         return result
     files = {path: format_python(text, path) for path, text in render_package(plan).items()}

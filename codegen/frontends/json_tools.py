@@ -33,6 +33,7 @@ _TOOL_KEYS = {"name", "description", "config_schema", *_INPUT_KEYS, *_OUTPUT_KEY
 def load_schema_file(source: SourceFile, diags: Diagnostics) -> SpecModule:
     """A `*.schema.json` file: one entity, named by its `title`, else by the file stem."""
     doc = parse_json(source, diags)
+    check_dialect(doc, diags)
     if not isinstance(doc, (JObject, bool)):
         diags.error("schema-shape", "a .schema.json file must hold a JSON Schema object", _span_of(doc, source))
         raise SpecError("not a schema")
@@ -48,8 +49,41 @@ def load_schema_file(source: SourceFile, diags: Diagnostics) -> SpecModule:
     )
 
 
+# Keywords of older drafts whose meaning 2020-12 changed; reading them as 2020-12 would silently change a schema.
+_OLD_DRAFT_KEYWORDS = {
+    "additionalItems": "use 'items' after 'prefixItems'",
+    "dependencies": "use 'dependentRequired' or 'dependentSchemas'",
+    "$recursiveRef": "use '$dynamicRef'",
+}
+
+
+def check_dialect(schema: Any, diags: Diagnostics) -> None:
+    """Refuse, with a diagnostic, keywords that mean something else in draft 2020-12 than where they came from."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, JArray):
+            stack.extend(node)
+        if not isinstance(node, JObject):
+            continue
+        for key, value in node.items():
+            if key in ("enum", "const", "default", "examples"):
+                continue
+            if key in _OLD_DRAFT_KEYWORDS:
+                hint = _OLD_DRAFT_KEYWORDS[key]
+                diags.error("unsupported-keyword", f"{key!r} is not a draft 2020-12 keyword: {hint}", node.key_span(key))
+            elif key == "items" and isinstance(value, JArray):
+                diags.error(
+                    "unsupported-keyword",
+                    "'items' as an array is the tuple form of older drafts: use 'prefixItems' in draft 2020-12",
+                    node.key_span(key),
+                )
+            stack.append(value)
+
+
 def load_tool_file(source: SourceFile, diags: Diagnostics) -> SpecModule:
     doc = parse_json(source, diags)
+    check_dialect(doc, diags)
     entries: list[Any]
     if isinstance(doc, JArray):
         entries = list(doc)

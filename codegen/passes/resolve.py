@@ -141,6 +141,8 @@ class DocumentBuilder:
             return f"/$defs/{escape_pointer(embedded[name])}"
 
         root = self._rewrite(schema, module, "", embed, check_local=True)
+        if isinstance(root, JObject) and "$schema" in root:
+            root = root.replace(**{"$schema": DELETE})  # documents are emitted as draft 2020-12
         defs_items: dict[str, Any] = dict(defs or {})
         while pending:
             name = pending.pop(0)

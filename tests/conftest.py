@@ -1,0 +1,103 @@
+"""Shared test helpers: where the shared material is, compiling specs, importing what was generated."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from codegen.compiler import CompileResult, compile_specs
+from codegen.writer import write_output
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+EXAMPLES = ROOT / "examples" / "specs"
+GOLDEN = ROOT / "golden"
+REAL_TOOLS = SHARED / "corpus" / "real-tools"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="rewrite golden/ from the current compiler output (read the diff before committing it)",
+    )
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    import os
+
+    return bool(request.config.getoption("--update-golden") or os.environ.get("CODEGEN_UPDATE_GOLDEN"))
+
+
+def shared(*parts: str) -> Path:
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.fail(f"shared material missing: ../shared/{'/'.join(parts)} (it must sit beside the repo)")
+    return path
+
+
+def compile_ok(*specs: Path) -> dict[str, str]:
+    result = compile_specs(list(specs))
+    rendered = "\n".join(d.render() for d in result.diagnostics.sorted())
+    assert result.files is not None, f"compile failed:\n{rendered}"
+    return result.files
+
+
+def compile_result(*specs: Path) -> CompileResult:
+    return compile_specs(list(specs))
+
+
+_counter = 0
+
+
+def generate_package(tmp_path: Path, *specs: Path, name: str | None = None) -> tuple[Path, str]:
+    """Compile `specs` into a fresh, uniquely named package under tmp_path; return (its folder, its name)."""
+    global _counter
+    _counter += 1
+    package = name or f"gen_pkg_{_counter}"
+    out = tmp_path / package
+    write_output(out, compile_ok(*specs))
+    return out, package
+
+
+@pytest.fixture
+def import_package() -> Iterator[object]:
+    """Import a generated package from a folder; forgets it afterwards so names never leak between tests."""
+    added: list[str] = []
+
+    def load(out: Path, name: str) -> ModuleType:
+        sys.path.insert(0, str(out.parent))
+        added.append(str(out.parent))
+        importlib.invalidate_caches()
+        return importlib.import_module(name)
+
+    yield load
+    for entry in added:
+        if entry in sys.path:
+            sys.path.remove(entry)
+
+
+@pytest.fixture(scope="session")
+def examples_package(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ModuleType]:
+    """The bundled examples, compiled once and imported as `examples_gen`."""
+    return _session_package(tmp_path_factory, "examples_gen", EXAMPLES)
+
+
+@pytest.fixture(scope="session")
+def real_tools_package(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ModuleType]:
+    """../shared/corpus/real-tools, compiled once and imported as `real_tools_gen`."""
+    return _session_package(tmp_path_factory, "real_tools_gen", shared("corpus", "real-tools"))
+
+
+def _session_package(factory: pytest.TempPathFactory, name: str, specs: Path) -> tuple[Path, ModuleType]:
+    out = factory.mktemp(name) / name
+    write_output(out, compile_ok(specs))
+    sys.path.insert(0, str(out.parent))
+    importlib.invalidate_caches()
+    return out, importlib.import_module(name)

@@ -1,0 +1,90 @@
+"""Generated packages pass `mypy --strict` (with the pydantic plugin) and `black --check` (SPEC §4)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+MYPY_CONFIG = """\
+[mypy]
+strict = True
+plugins = pydantic.mypy
+"""
+
+
+def _mypy(package_dir: Path, tmp_path: Path) -> None:
+    config = tmp_path / "mypy.ini"
+    config.write_text(MYPY_CONFIG)
+    command = [sys.executable, "-m", "mypy", "--config-file", str(config), "--no-incremental", "-p", package_dir.name]
+    run = subprocess.run(command, cwd=package_dir.parent, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def _black(package_dir: Path) -> None:
+    run = subprocess.run([sys.executable, "-m", "black", "--check", "-q", str(package_dir)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("which", ["examples_package", "real_tools_package"])
+def test_generated_package_passes_mypy_strict_and_black(request: pytest.FixtureRequest, which: str, tmp_path: Path) -> None:
+    out, _ = request.getfixturevalue(which)
+    _black(out)
+    _mypy(out, tmp_path)
+
+
+IMPLEMENTATION = """\
+from typing import Any
+from {pkg} import Tools, dispatch, GetOrdersArgs, Order
+
+
+class Shop:
+    def get_orders(self, *, customer_id: int, status: Any = "shipped", limit: int = 20, since: Any = None) -> list[Order]:
+        return []
+
+    def cancel_order(self, *, order_id: int, reason: str | None) -> Any:
+        return None
+
+    def search_web(self, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    def run_sandboxed_script(self, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+{extra}
+
+impl: Tools = Shop()
+dispatch("get_orders", {{"customer_id": 1}}, impl)
+args = GetOrdersArgs(customer_id=1)
+"""
+
+
+def test_mypy_checks_an_implementation_against_the_specs(examples_package: tuple[Path, ModuleType], tmp_path: Path) -> None:
+    """The `Tools` protocol is what makes a wrong implementation a type error."""
+    out, _ = examples_package
+    config = tmp_path / "mypy.ini"
+    config.write_text(MYPY_CONFIG)
+    tools = sorted(f"    def {n}(self, **kwargs: Any) -> Any: ..." for n in _other_tools(out))
+    good = tmp_path / "impl_good.py"
+    good.write_text(IMPLEMENTATION.format(pkg=out.name, extra="\n".join(tools)).replace("\n\n\nimpl", "\n\nimpl"))
+    # A wrong parameter type must be caught.
+    bad = tmp_path / "impl_bad.py"
+    bad.write_text(good.read_text().replace("customer_id: int, status", "customer_id: str, status"))
+    env_path = f"{out.parent}"
+    for path, should_pass in ((good, True), (bad, False)):
+        command = [sys.executable, "-m", "mypy", "--config-file", str(config), "--no-incremental", str(path)]
+        run = subprocess.run(command, capture_output=True, text=True, env={"MYPYPATH": env_path, "PATH": ""})
+        assert (run.returncode == 0) == should_pass, run.stdout + run.stderr
+
+
+def _other_tools(out: Path) -> list[str]:
+    import json
+
+    names = [json.loads(p.read_text())["name"] for p in (out / "schemas").glob("*.json")]
+    known = {"get_orders", "cancel_order", "search_web", "run_sandboxed_script"}
+    from codegen.passes.naming import function_name
+
+    return [function_name(n) for n in names if n not in known]
