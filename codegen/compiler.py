@@ -6,11 +6,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .backends.python import render_package
+from .backends.python import render_package, runtime_files
 from .backends.schemas import render_schemas
 from .diagnostics import Diagnostics, SourceFile, SpecError
-from .formatting import format_python
+from .formatting import format_all
 from .frontends import route
+from .frontends.gram import check_parameter_identity
 from .ir import SpecModule
 from .passes.build_plan import build_plan
 from .passes.resolve import build_namespace
@@ -84,11 +85,13 @@ def compile_specs(specs: list[Path], exclude: Path | None = None) -> CompileResu
             continue
         except RecursionError:
             diags.error("too-deep", "the spec is nested too deeply to read", source.span(0))
+    check_parameter_identity(modules, diags)  # gram parameter names are global across .gram files too
     program = build_namespace(modules, diags)
     plan = build_plan(program, diags)  # even after errors, so that every problem is reported in one run
     if diags.has_errors:
         return result
-    files = {path: format_python(text, path) for path, text in render_package(plan).items()}
+    files = format_all(render_package(plan))
+    files.update(runtime_files())
     files["py.typed"] = ""
     files.update(render_schemas(plan))
     result.files = dict(sorted(files.items()))

@@ -95,6 +95,15 @@ class ToolPlan:
     llm_schema: dict[str, Any]  # OUT/schemas/<tool>.json
     config_model: str | None = None
     group: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AgentPlan:
+    name: str
+    description: str | None
+    tools: tuple[str, ...]
+    metadata: dict[str, Any]
 
 
 @dataclass
@@ -121,6 +130,6 @@ class PackagePlan:
     modules: list[ModulePlan]
     tools: list[ToolPlan]
     entity_schemas: dict[str, dict[str, Any]]  # entity name -> OUT/schemas/entities/<Entity>.json
-    agents: list[tuple[str, str | None, tuple[str, ...]]] = field(default_factory=list)
+    agents: list[AgentPlan] = field(default_factory=list)
     model_modules: dict[str, str] = field(default_factory=dict)  # class name -> dotted module
     entity_classes: dict[str, str] = field(default_factory=dict)  # entity name -> class name

@@ -3,120 +3,68 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Mapping
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
-from ._runtime.dispatch import ToolError, ToolResult, ToolSpec, call_tool
-from .shop.billing.orders import (
-    CANCEL_ORDER_INPUT_SCHEMA,
-    CancelOrderArgs,
-    CancelOrderFn,
-    GET_ORDERS_INPUT_SCHEMA,
-    GET_ORDERS_OUTPUT_SCHEMA,
-    GetOrdersArgs,
-    GetOrdersFn,
-)
-from .shop.entities.category import CATEGORY_SCHEMA, Category
-from .shop.entities.customer import CUSTOMER_SCHEMA, Customer
-from .shop.entities.order import Line, ORDER_SCHEMA, Order
-from .shop.sandbox_lilux import (
-    RUN_SANDBOXED_SCRIPT_CONFIG_SCHEMA,
-    RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA,
-    RUN_SANDBOXED_SCRIPT_OUTPUT_SCHEMA,
-    RunSandboxedScriptArgs,
-    RunSandboxedScriptConfig,
-    RunSandboxedScriptFn,
-    RunSandboxedScriptResult,
-)
-from .shop.search import (
-    SEARCH_WEB_INPUT_SCHEMA,
-    SEARCH_WEB_OUTPUT_SCHEMA,
-    SearchWebArgs,
-    SearchWebArgsFiltersItem,
-    SearchWebFn,
-    SearchWebResult,
-    SearchWebResultResultsItem,
-)
+from ._runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec, call_tool
+from .gram import assistant as _gram_assistant
+from .gram import greeting as _gram_greeting
+from .gram import people as _gram_people
+from .shop.billing import orders as _shop_billing_orders
+from .shop import sandbox_lilux as _shop_sandbox_lilux
+from .shop import search as _shop_search
+from .gram.assistant import *  # noqa: F401,F403
+from .gram.greeting import *  # noqa: F401,F403
+from .gram.people import *  # noqa: F401,F403
+from .shop.billing.orders import *  # noqa: F401,F403
+from .shop.entities.category import *  # noqa: F401,F403
+from .shop.entities.customer import *  # noqa: F401,F403
+from .shop.entities.order import *  # noqa: F401,F403
+from .shop.sandbox_lilux import *  # noqa: F401,F403
+from .shop.search import *  # noqa: F401,F403
 
 
-class Tools(Protocol):
+class Tools(
+    _gram_assistant.Tools,
+    _gram_greeting.Tools,
+    _gram_people.Tools,
+    _shop_billing_orders.Tools,
+    _shop_sandbox_lilux.Tools,
+    _shop_search.Tools,
+    Protocol,
+):
     """Everything an implementation must provide: one method per tool, checked by mypy against the specs."""
-
-    def cancel_order(self, *, order_id: int, reason: str | None) -> Any:
-        """Cancel an order that has not shipped yet."""
-        ...
-
-    def get_orders(
-        self,
-        *,
-        customer_id: int,
-        status: Literal["pending", "shipped", "cancelled"] = "shipped",
-        limit: int = 20,
-        since: _dt.date | None = None,
-    ) -> list[Order]:
-        """List a customer's orders, newest first."""
-        ...
-
-    def run_sandboxed_script(
-        self, *, script: str, args: list[str] = [], env: dict[str, str] | None = None
-    ) -> RunSandboxedScriptResult:
-        """Run a script in a sandbox."""
-        ...
-
-    def search_web(
-        self,
-        *,
-        query: str,
-        num_results: int = 5,
-        filters: list[SearchWebArgsFiltersItem] | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> SearchWebResult:
-        """Searches the web."""
-        ...
 
 
 TOOLS: dict[str, ToolSpec] = {
-    "cancel_order": ToolSpec(
-        name="cancel_order",
-        method="cancel_order",
-        description="Cancel an order that has not shipped yet.",
-        args_model=CancelOrderArgs,
-        input_schema=CANCEL_ORDER_INPUT_SCHEMA,
-        result_type=Any,
-    ),
-    "get_orders": ToolSpec(
-        name="get_orders",
-        method="get_orders",
-        description="List a customer's orders, newest first.",
-        args_model=GetOrdersArgs,
-        input_schema=GET_ORDERS_INPUT_SCHEMA,
-        output_schema=GET_ORDERS_OUTPUT_SCHEMA,
-        result_type=list[Order],
-    ),
-    "run_sandboxed_script": ToolSpec(
-        name="run_sandboxed_script",
-        method="run_sandboxed_script",
-        description="Run a script in a sandbox.",
-        args_model=RunSandboxedScriptArgs,
-        input_schema=RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA,
-        output_schema=RUN_SANDBOXED_SCRIPT_OUTPUT_SCHEMA,
-        result_type=RunSandboxedScriptResult,
-        config_model=RunSandboxedScriptConfig,
-    ),
-    "search_web": ToolSpec(
-        name="search_web",
-        method="search_web",
-        description="Searches the web.",
-        args_model=SearchWebArgs,
-        input_schema=SEARCH_WEB_INPUT_SCHEMA,
-        output_schema=SEARCH_WEB_OUTPUT_SCHEMA,
-        result_type=SearchWebResult,
-    ),
+    spec.name: spec
+    for specs in (
+        _gram_assistant.TOOL_SPECS,
+        _gram_greeting.TOOL_SPECS,
+        _gram_people.TOOL_SPECS,
+        _shop_billing_orders.TOOL_SPECS,
+        _shop_sandbox_lilux.TOOL_SPECS,
+        _shop_search.TOOL_SPECS,
+    )
+    for spec in specs
 }
 """Every tool, by its wire name."""
 
-AGENTS: dict[str, tuple[str, ...]] = {}
+AGENTS: dict[str, AgentSpec] = {
+    "helpdesk": AgentSpec(
+        name="helpdesk",
+        description="Answers questions about the people directory.",
+        tools=(
+            "lookupPerson",
+            "scheduleCall",
+            "findPeople",
+        ),
+        metadata={
+            "instruction": "Be brief. Look people up before answering questions about them,\nand never invent an email address.",
+            "model": "gpt-4o-mini",
+        },
+    ),
+}
 """Agents and the tools each may call (gram `:Agent` patterns)."""
 
 
@@ -133,11 +81,13 @@ def dispatch(
     return call_tool(TOOLS.get(name), name, arguments, impl, context)
 
 
-__all__ = [
+__all__: list[str] = [
     "AGENTS",
     "TOOLS",
+    "AgentSpec",
     "ToolError",
     "ToolResult",
+    "ToolSpec",
     "Tools",
     "dispatch",
     "CANCEL_ORDER_INPUT_SCHEMA",
@@ -147,22 +97,50 @@ __all__ = [
     "CancelOrderFn",
     "Category",
     "Customer",
+    "FIND_PEOPLE_INPUT_SCHEMA",
+    "FIND_PEOPLE_OUTPUT_SCHEMA",
+    "FindPeopleArgs",
+    "FindPeopleFn",
     "GET_ORDERS_INPUT_SCHEMA",
     "GET_ORDERS_OUTPUT_SCHEMA",
+    "GROUP_BY_CITY_INPUT_SCHEMA",
+    "GROUP_BY_CITY_OUTPUT_SCHEMA",
     "GetOrdersArgs",
     "GetOrdersFn",
+    "GroupByCityArgs",
+    "GroupByCityFn",
+    "GroupByCityResultItem",
+    "LOOKUP_PERSON_INPUT_SCHEMA",
+    "LOOKUP_PERSON_OUTPUT_SCHEMA",
     "Line",
+    "LookupPersonArgs",
+    "LookupPersonFn",
     "ORDER_SCHEMA",
     "Order",
+    "PERSON_SCHEMA",
+    "Person",
+    "REGISTER_PERSON_INPUT_SCHEMA",
+    "REGISTER_PERSON_OUTPUT_SCHEMA",
     "RUN_SANDBOXED_SCRIPT_CONFIG_SCHEMA",
     "RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA",
     "RUN_SANDBOXED_SCRIPT_OUTPUT_SCHEMA",
+    "RegisterPersonArgs",
+    "RegisterPersonArgsPerson",
+    "RegisterPersonArgsPersonAddress",
+    "RegisterPersonFn",
     "RunSandboxedScriptArgs",
     "RunSandboxedScriptConfig",
     "RunSandboxedScriptFn",
     "RunSandboxedScriptResult",
+    "SAY_HELLO_INPUT_SCHEMA",
+    "SAY_HELLO_OUTPUT_SCHEMA",
+    "SCHEDULE_CALL_INPUT_SCHEMA",
     "SEARCH_WEB_INPUT_SCHEMA",
     "SEARCH_WEB_OUTPUT_SCHEMA",
+    "SayHelloArgs",
+    "SayHelloFn",
+    "ScheduleCallArgs",
+    "ScheduleCallFn",
     "SearchWebArgs",
     "SearchWebArgsFiltersItem",
     "SearchWebFn",

@@ -14,7 +14,9 @@ import pytest
 
 from conftest import ROOT, compile_result, generate_package
 
-DIAGNOSTIC = re.compile(r"^(?P<path>[^\s:]+):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning)\[(?P<code>[a-z-]+)\]: .+$")
+DIAGNOSTIC = re.compile(
+    r"^(?P<path>[^\s:]+):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning)\[(?P<code>[a-z-]+)\]: .+$"
+)
 
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -34,7 +36,9 @@ def diagnostics_of(specs: Path) -> list[tuple[str, int, int, str]]:
     found = []
     for diagnostic in result.diagnostics.sorted():
         assert diagnostic.span is not None
-        found.append((Path(diagnostic.span.source.display).name, diagnostic.span.line, diagnostic.span.col, diagnostic.code))
+        found.append(
+            (Path(diagnostic.span.source.display).name, diagnostic.span.line, diagnostic.span.col, diagnostic.code)
+        )
     return found
 
 
@@ -55,13 +59,21 @@ def test_malformed_json_is_a_diagnostic_with_position_and_caret(tmp_path: Path) 
 
 def test_all_errors_are_collected_and_sorted(tmp_path: Path) -> None:
     specs = tmp_path / "specs"
-    write(specs, "b.json", {"name": "dup", "parameters": {"type": "object", "properties": {"a": {"$ref": "#/$defs/Nope"}}}})
+    write(
+        specs,
+        "b.json",
+        {"name": "dup", "parameters": {"type": "object", "properties": {"a": {"$ref": "#/$defs/Nope"}}}},
+    )
     write(specs, "a.json", [{"description": "no name"}, {"name": "dup", "parameters": {"type": "object"}}])
     write(specs, "c.json", {"hello": "world"})
     write(specs, "d.json", {"name": "../../x", "parameters": {"type": "object"}})
     write(specs, "e.json", {"name": "remote", "parameters": {"$ref": "https://example.com/s.json"}})
     write(specs, "f.json", {"name": "tuple", "parameters": {"type": "object", "properties": {"t": {"items": [{}]}}}})
-    write(specs, "g.json", {"name": "ent", "parameters": {"type": "object", "properties": {"u": {"$ref": "User.schema.json"}}}})
+    write(
+        specs,
+        "g.json",
+        {"name": "ent", "parameters": {"type": "object", "properties": {"u": {"$ref": "User.schema.json"}}}},
+    )
     found = diagnostics_of(specs)
     assert found == sorted(found)
     codes = [(name, code) for name, _, _, code in found]
@@ -86,7 +98,11 @@ def test_duplicate_names_across_files_name_both_places(tmp_path: Path) -> None:
 
 def test_ref_to_nowhere_points_at_the_ref(tmp_path: Path) -> None:
     specs = tmp_path / "specs"
-    write(specs, "t.json", '{"name": "t", "parameters": {"type": "object",\n  "properties": {"a": {"$ref": "#/$defs/Missing"}}}}')
+    write(
+        specs,
+        "t.json",
+        '{"name": "t", "parameters": {"type": "object",\n  "properties": {"a": {"$ref": "#/$defs/Missing"}}}}',
+    )
     assert diagnostics_of(specs) == [("t.json", 2, 32, "ref-unresolved")]
 
 

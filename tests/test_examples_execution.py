@@ -13,32 +13,74 @@ from oracle import accepts
 # model name -> (valid instances, invalid instances); each verdict is also checked against jsonschema.
 TABLE: dict[str, tuple[list[Any], list[Any]]] = {
     "GetOrdersArgs": (
-        [{"customer_id": 1}, {"customer_id": 7, "status": "pending", "limit": 100, "since": "2024-02-29"},
-         {"customer_id": 1.0}, {"customer_id": 2, "since": None}],
-        [{}, {"customer_id": "1"}, {"customer_id": 0}, {"customer_id": True}, {"customer_id": 1, "limit": 101},
-         {"customer_id": 1, "status": "lost"}, {"customer_id": 1, "since": "2023-02-29"}, {"customer_id": 1, "x": 1},
-         {"customer_id": 1.5}, [], "customer_id"],
+        [
+            {"customer_id": 1},
+            {"customer_id": 7, "status": "pending", "limit": 100, "since": "2024-02-29"},
+            {"customer_id": 1.0},
+            {"customer_id": 2, "since": None},
+        ],
+        [
+            {},
+            {"customer_id": "1"},
+            {"customer_id": 0},
+            {"customer_id": True},
+            {"customer_id": 1, "limit": 101},
+            {"customer_id": 1, "status": "lost"},
+            {"customer_id": 1, "since": "2023-02-29"},
+            {"customer_id": 1, "x": 1},
+            {"customer_id": 1.5},
+            [],
+            "customer_id",
+        ],
     ),
     "CancelOrderArgs": (
         [{"order_id": 1, "reason": None}, {"order_id": 1, "reason": "late"}],
         [{"order_id": 1}, {"order_id": 1, "reason": "x" * 501}, {"order_id": 1, "reason": 5}],
     ),
     "SearchWebArgs": (
-        [{"query": "q"}, {"query": "q", "filters": [{"field": "a", "from": "b", "values": ["x", 1, 2.5, True]}]},
-         {"query": "q", "headers": {"a": "b"}, "anything": [1]}],
-        [{"query": ""}, {"query": "q", "num_results": 0}, {"query": "q", "filters": [{"from": "b"}]},
-         {"query": "q", "filters": [{"field": "a", "values": [None]}]}, {"query": "q", "headers": {"a": 1}}],
+        [
+            {"query": "q"},
+            {"query": "q", "filters": [{"field": "a", "from": "b", "values": ["x", 1, 2.5, True]}]},
+            {"query": "q", "headers": {"a": "b"}, "anything": [1]},
+        ],
+        [
+            {"query": ""},
+            {"query": "q", "num_results": 0},
+            {"query": "q", "filters": [{"from": "b"}]},
+            {"query": "q", "filters": [{"field": "a", "values": [None]}]},
+            {"query": "q", "headers": {"a": 1}},
+        ],
     ),
     "Order": (
-        [{"order_id": 1, "total": 0, "status": "shipped", "created_at": "2024-01-01T10:00:00Z",
-          "lines": [{"sku": "ABC-1234", "quantity": 2}], "customer": {"id": 1, "name": "Ann", "tags": ["a", "b"]}}],
-        [{"order_id": 1, "total": -1, "status": "shipped", "created_at": "2024-01-01T10:00:00Z"},
-         {"order_id": 1, "total": 1, "status": "shipped", "created_at": "2024-01-01T10:00:00Z", "lines": []},
-         {"order_id": 1, "total": 1, "status": "shipped", "created_at": "2024-01-01T10:00:00Z",
-          "lines": [{"sku": "abc", "quantity": 1}]},
-         {"order_id": 1, "total": 1, "status": "shipped", "created_at": "2024-01-01T10:00:00Z",
-          "customer": {"id": 1, "name": "Ann", "tags": ["a", "a"]}},
-         {"order_id": 1, "total": 1, "status": "shipped", "created_at": "yesterday"}],
+        [
+            {
+                "order_id": 1,
+                "total": 0,
+                "status": "shipped",
+                "created_at": "2024-01-01T10:00:00Z",
+                "lines": [{"sku": "ABC-1234", "quantity": 2}],
+                "customer": {"id": 1, "name": "Ann", "tags": ["a", "b"]},
+            }
+        ],
+        [
+            {"order_id": 1, "total": -1, "status": "shipped", "created_at": "2024-01-01T10:00:00Z"},
+            {"order_id": 1, "total": 1, "status": "shipped", "created_at": "2024-01-01T10:00:00Z", "lines": []},
+            {
+                "order_id": 1,
+                "total": 1,
+                "status": "shipped",
+                "created_at": "2024-01-01T10:00:00Z",
+                "lines": [{"sku": "abc", "quantity": 1}],
+            },
+            {
+                "order_id": 1,
+                "total": 1,
+                "status": "shipped",
+                "created_at": "2024-01-01T10:00:00Z",
+                "customer": {"id": 1, "name": "Ann", "tags": ["a", "a"]},
+            },
+            {"order_id": 1, "total": 1, "status": "shipped", "created_at": "yesterday"},
+        ],
     ),
     "Category": (
         [{"name": "a"}, {"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]}],
@@ -70,7 +112,9 @@ def _model_accepts(model: Any, instance: Any) -> bool:
 
 
 @pytest.mark.parametrize("model_name", sorted(TABLE))
-def test_models_accept_exactly_what_the_schema_accepts(examples_package: tuple[Any, ModuleType], model_name: str) -> None:
+def test_models_accept_exactly_what_the_schema_accepts(
+    examples_package: tuple[Any, ModuleType], model_name: str
+) -> None:
     _, package = examples_package
     model = getattr(package, model_name)
     valid, invalid = TABLE[model_name]
@@ -97,8 +141,13 @@ def test_typed_values_come_out_typed(examples_package: tuple[Any, ModuleType]) -
     args = package.GetOrdersArgs.model_validate_json('{"customer_id": 3, "since": "2024-03-01"}')
     assert args.since == datetime.date(2024, 3, 1) and args.status == "shipped" and args.limit == 20
     order = package.Order.model_validate(
-        {"order_id": 1, "total": 2, "status": "pending", "created_at": "2024-01-01T00:00:00+02:00",
-         "lines": [{"sku": "ABC-0001", "quantity": 1}]}
+        {
+            "order_id": 1,
+            "total": 2,
+            "status": "pending",
+            "created_at": "2024-01-01T00:00:00+02:00",
+            "lines": [{"sku": "ABC-0001", "quantity": 1}],
+        }
     )
     assert isinstance(order.lines[0], package.Line) and order.created_at.utcoffset() == datetime.timedelta(hours=2)
 

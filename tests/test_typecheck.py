@@ -25,12 +25,16 @@ def _mypy(package_dir: Path, tmp_path: Path) -> None:
 
 
 def _black(package_dir: Path) -> None:
-    run = subprocess.run([sys.executable, "-m", "black", "--check", "-q", str(package_dir)], capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "black", "--check", "-q", str(package_dir)], capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stdout + run.stderr
 
 
 @pytest.mark.parametrize("which", ["examples_package", "real_tools_package"])
-def test_generated_package_passes_mypy_strict_and_black(request: pytest.FixtureRequest, which: str, tmp_path: Path) -> None:
+def test_generated_package_passes_mypy_strict_and_black(
+    request: pytest.FixtureRequest, which: str, tmp_path: Path
+) -> None:
     out, _ = request.getfixturevalue(which)
     _black(out)
     _mypy(out, tmp_path)
@@ -62,7 +66,9 @@ args = GetOrdersArgs(customer_id=1)
 """
 
 
-def test_mypy_checks_an_implementation_against_the_specs(examples_package: tuple[Path, ModuleType], tmp_path: Path) -> None:
+def test_mypy_checks_an_implementation_against_the_specs(
+    examples_package: tuple[Path, ModuleType], tmp_path: Path
+) -> None:
     """The `Tools` protocol is what makes a wrong implementation a type error."""
     out, _ = examples_package
     config = tmp_path / "mypy.ini"

@@ -10,6 +10,11 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+try:  # black measures East Asian wide characters as two columns; so must we, to split where it splits
+    from black.strings import str_width
+except ImportError:  # pragma: no cover - an older black
+    str_width = len
+
 
 def py_literal(value: Any) -> str:
     """Python source for a JSON value (dicts, lists, strings, numbers, booleans, None)."""
@@ -20,7 +25,7 @@ def py_literal(value: Any) -> str:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ValueError("non-finite numbers are not JSON")
-        return repr(value)
+        return repr(value).replace("e+", "e")  # black writes 1e16, not 1e+16
     if isinstance(value, str):
         return _string(value)
     if isinstance(value, Mapping):
@@ -31,11 +36,40 @@ def py_literal(value: Any) -> str:
 
 
 def _string(text: str) -> str:
-    # repr() escapes quotes, backslashes, newlines and unprintable characters; prefer double quotes as black does.
-    source = repr(text)
-    if source.startswith("'") and '"' not in text:
-        source = '"' + source[1:-1].replace("\\'", "'") + '"'
-    return source
+    """A string literal, quoted the way black would quote it (so black has nothing to change).
+
+    repr() escapes backslashes, newlines and unprintable characters. black prefers double quotes unless they
+    would need more escapes than single quotes.
+    """
+    if '"' in text and text.count('"') > text.count("'"):
+        return repr(text)  # single quotes: repr escapes what it must
+    return '"' + "".join('\\"' if ch == '"' else repr(ch)[1:-1] for ch in text) + '"'
+
+
+LINE_LENGTH = 88  # black's default, which generated files are formatted with
+
+
+def black_literal(value: Any, head: str = "", tail: str = "", indent: int = 0) -> list[str]:
+    """`head + <literal> + tail` as the lines black would format it into, without running black.
+
+    Black explodes a bracket that does not fit: one element per line, with a trailing comma when there are
+    several (a single element keeps none), recursing into elements that still do not fit. Formatting the large
+    schema constants this way instead of through black halves a compile's formatting time.
+    """
+    flat = " " * indent + head + py_literal(value) + tail
+    if str_width(flat) <= LINE_LENGTH or not isinstance(value, (Mapping, list, tuple)) or not value:
+        return [flat]
+    opening, closing = ("{", "}") if isinstance(value, Mapping) else ("[", "]")
+    if isinstance(value, Mapping):
+        elements = [(_string(str(k)) + ": ", v) for k, v in value.items()]
+    else:
+        elements = [("", v) for v in value]
+    comma = "," if len(elements) > 1 else ""
+    lines = [" " * indent + head + opening]
+    for prefix, element in elements:
+        lines.extend(black_literal(element, prefix, comma, indent + 4))
+    lines.append(" " * indent + closing + tail)
+    return lines
 
 
 def py_docstring(text: str) -> str:

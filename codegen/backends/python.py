@@ -11,12 +11,40 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from ..passes.naming import Scope
 from ..plan import FieldPlan, ModelPlan, ModulePlan, PackagePlan, PyType, ToolPlan
 from ..render import render
 from ..resources import runtime_source
-from .literals import py_literal
+from .literals import LINE_LENGTH, black_literal, py_literal
 
 RUNTIME_FILES = ("__init__.py", "models.py", "dispatch.py", "validation.py")
+
+
+@dataclass
+class PythonFile:
+    """Rendered source, plus the constants left out of it for the formatter to splice in pre-formatted.
+
+    Schema constants are most of a module's text; black would spend most of its time re-laying them out, so
+    they are rendered as a placeholder name and `black_literal` formats them instead (see formatting.py).
+    """
+
+    text: str
+    splices: dict[str, str]
+
+
+class _Constants:
+    """Renders `NAME: T = <value>` lines, diverting large values to splices."""
+
+    def __init__(self) -> None:
+        self.splices: dict[str, str] = {}
+
+    def __call__(self, name: str, value: Any) -> str:
+        head = f"{name}: {_constant_type(value)} = "
+        placeholder = f"__codegen_splice_{len(self.splices)}__"
+        if len(head) + len(placeholder) > LINE_LENGTH or not isinstance(value, (dict, list)):
+            return head + py_literal(value)
+        self.splices[placeholder] = "\n".join(black_literal(value, head))
+        return head + placeholder
 
 
 @dataclass(frozen=True)
@@ -26,17 +54,20 @@ class FieldView:
     assignment: str  # "" or " = <python source>"
 
 
-def render_package(plan: PackagePlan) -> dict[str, str]:
-    """Every generated Python file of the package, by its path inside OUT."""
-    files: dict[str, str] = {}
+def render_package(plan: PackagePlan) -> dict[str, PythonFile]:
+    """Every generated Python file of the package, by its path inside OUT (not yet formatted)."""
+    files: dict[str, PythonFile] = {}
     for module in plan.modules:
         files[module.path] = _render_module(module, plan)
     for package in sorted(_subpackages(plan)):
-        files[f"{package}/__init__.py"] = render("subpackage_init.py.jinja", package=package)
+        files[f"{package}/__init__.py"] = PythonFile(render("subpackage_init.py.jinja", package=package), {})
     files["__init__.py"] = _render_init(plan)
-    for name in RUNTIME_FILES:
-        files[f"_runtime/{name}"] = runtime_source(name)
     return files
+
+
+def runtime_files() -> dict[str, str]:
+    """The runtime every package carries, verbatim (it is kept black-formatted in the repo)."""
+    return {f"_runtime/{name}": runtime_source(name) for name in RUNTIME_FILES}
 
 
 def _subpackages(plan: PackagePlan) -> set[str]:
@@ -80,7 +111,7 @@ def _needs_factory(kind: PyType, value: Any) -> bool:
     return isinstance(value, (dict, list)) and bool(value) and "Literal" in kind.needs
 
 
-def _render_module(module: ModulePlan, plan: PackagePlan) -> str:
+def _render_module(module: ModulePlan, plan: PackagePlan) -> PythonFile:
     local = {m.class_name for m in module.models}
     needs: set[str] = set()
     foreign: dict[str, set[str]] = defaultdict(set)
@@ -97,6 +128,7 @@ def _render_module(module: ModulePlan, plan: PackagePlan) -> str:
         if any((f.type.models - local) for f in m.fields) or (m.root is not None and m.root.models - local)
     ]
     runtime = _relative(module.dotted, "_runtime")
+    constants = _Constants()
     views = [_model_view(m) for m in module.models]
     assignments = [fv.assignment for view in views for fv in view["fields"]]
     pydantic_names = [
@@ -116,7 +148,7 @@ def _render_module(module: ModulePlan, plan: PackagePlan) -> str:
         )
         if used
     ]
-    return render(
+    text = render(
         "module.py.jinja",
         module=module,
         needs=needs,
@@ -129,8 +161,10 @@ def _render_module(module: ModulePlan, plan: PackagePlan) -> str:
         signature=tool_signature,
         foreign=[(_relative(module.dotted, mod), sorted(names)) for mod, names in sorted(foreign.items())],
         rebuild=rebuild,
-        constant_type=_constant_type,
+        constant=constants,
+        exported=module.exported_names(),
     )
+    return PythonFile(text, constants.splices)
 
 
 def _fields(model: ModelPlan) -> list[FieldView]:
@@ -142,29 +176,33 @@ def _model_view(model: ModelPlan) -> dict[str, Any]:
 
 
 def _constant_type(value: Any) -> str:
+    if isinstance(value, list):
+        return "list[str]"
     return "dict[str, Any]" if isinstance(value, dict) else "bool"
 
 
-def _render_init(plan: PackagePlan) -> str:
-    imports: dict[str, list[str]] = {}
+def _render_init(plan: PackagePlan) -> PythonFile:
+    """The package `__init__`: star-imports every module's `__all__`, combines the per-module `Tools`
+    protocols and tool specs. Kept small on purpose: it is the one file that cannot be formatted in parallel."""
+    aliases = Scope()
+    tool_modules = []
     for module in plan.modules:
-        imports[f".{module.dotted}"] = sorted(module.exported_names())
-    needs: set[str] = set()
-    for tool in plan.tools:
-        needs |= tool.result.needs
-        for param in tool.params:
-            needs |= param.type.needs
-    exported = sorted({name for names in imports.values() for name in names})
-    return render(
+        if module.tools:
+            parent, _, leaf = f".{module.dotted}".rpartition(".")
+            alias = aliases.claim("_" + module.dotted.replace(".", "_"))
+            tool_modules.append((parent or ".", (alias, leaf)))
+    exported = ["AGENTS", "TOOLS", "AgentSpec", "ToolError", "ToolResult", "ToolSpec", "Tools", "dispatch"]
+    exported += sorted({name for module in plan.modules for name in module.exported_names()})
+    constants = _Constants()
+    text = render(
         "package_init.py.jinja",
         plan=plan,
-        imports=sorted(imports.items()),
-        needs=needs,
+        tool_modules=tool_modules,
+        star_modules=[f".{module.dotted}" for module in plan.modules],
         exported=exported,
-        tools=sorted(plan.tools, key=lambda t: t.name),
-        stub_tools=sorted((t for t in plan.tools), key=lambda t: t.func),
-        signature=tool_signature,
+        constant=constants,
     )
+    return PythonFile(text, constants.splices)
 
 
 def tool_signature(tool: ToolPlan) -> str:

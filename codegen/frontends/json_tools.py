@@ -71,7 +71,9 @@ def check_dialect(schema: Any, diags: Diagnostics) -> None:
                 continue
             if key in _OLD_DRAFT_KEYWORDS:
                 hint = _OLD_DRAFT_KEYWORDS[key]
-                diags.error("unsupported-keyword", f"{key!r} is not a draft 2020-12 keyword: {hint}", node.key_span(key))
+                diags.error(
+                    "unsupported-keyword", f"{key!r} is not a draft 2020-12 keyword: {hint}", node.key_span(key)
+                )
             elif key == "items" and isinstance(value, JArray):
                 diags.error(
                     "unsupported-keyword",

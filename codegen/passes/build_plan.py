@@ -7,7 +7,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, Span
 from ..ir import SpecModule, Tool, to_plain
-from ..plan import ANY, NONE, ModulePlan, PackagePlan, ParamPlan, PyType, ToolPlan
+from ..plan import ANY, NONE, AgentPlan, ModulePlan, PackagePlan, ParamPlan, PyType, ToolPlan
 from .naming import RESERVED_CLASS_NAMES, Scope, class_name, constant_name, function_name, module_name, snake
 from .pytypes import DocumentTyper, is_structured_object
 from .resolve import Document, DocumentBuilder, Program
@@ -51,7 +51,8 @@ class PlanBuilder:
                 plan.tools.append(tool_plan)
                 package.tools.append(tool_plan)
             for agent in spec.agents:
-                package.agents.append((agent.name, agent.description, agent.tools))
+                metadata = to_plain(dict(agent.metadata))
+                package.agents.append(AgentPlan(agent.name, agent.description, agent.tools, metadata))
         for plan in package.modules:
             for model in plan.models:
                 package.model_modules[model.class_name] = plan.dotted
@@ -85,7 +86,7 @@ class PlanBuilder:
         cls = self.entity_classes[entity.name]
         self._typer(doc, const, plan).root_model(cls, entity.description)
         plan.entities.append(cls)
-        package.entity_schemas[entity.name] = {"$schema": DRAFT, **_without_dialect(plan.constants[const])}
+        package.entity_schemas[entity.name] = _with_dialect(plan.constants[const])
 
     def _tool(self, tool: Tool, spec: SpecModule, plan: ModulePlan) -> ToolPlan:
         func = self.functions.claim(function_name(tool.name))
@@ -102,7 +103,7 @@ class PlanBuilder:
         llm: dict[str, Any] = {"name": tool.name}
         if tool.description:
             llm["description"] = tool.description
-        llm["inputSchema"] = {"$schema": DRAFT, **_without_dialect(plan.constants[input_const])}
+        llm["inputSchema"] = _with_dialect(plan.constants[input_const])
         if tool.output_schema is not None:
             output_doc = self.documents.build(tool.output_schema, spec)
             output_const = self.constants.claim(f"{upper}_OUTPUT_SCHEMA")
@@ -113,7 +114,7 @@ class PlanBuilder:
                 result = PyType(result_model, frozenset({result_model}))
             else:
                 result = typer.root_type(f"{prefix}Result")  # a non-object result is returned as its plain type
-            llm["outputSchema"] = {"$schema": DRAFT, **_without_dialect(plan.constants[output_const])}
+            llm["outputSchema"] = _with_dialect(plan.constants[output_const])
         config_model = None
         if tool.config_schema is not None:
             config_doc = self.documents.build(tool.config_schema, spec)
@@ -139,13 +140,15 @@ class PlanBuilder:
             llm_schema=llm,
             config_model=config_model,
             group=tool.group,
+            metadata=to_plain(dict(tool.metadata)),
         )
 
 
-def _without_dialect(schema: Any) -> Any:
-    if isinstance(schema, dict):
-        return {k: v for k, v in schema.items() if k != "$schema"}
-    return schema
+def _with_dialect(schema: Any) -> dict[str, Any]:
+    """The emitted form of a document: an object naming draft 2020-12 (a boolean schema becomes its object twin)."""
+    if isinstance(schema, bool):
+        return {"$schema": DRAFT} if schema else {"$schema": DRAFT, "not": {}}
+    return {"$schema": DRAFT, **{k: v for k, v in schema.items() if k != "$schema"}}
 
 
 def _default_source(field: Any) -> str | None:

@@ -155,7 +155,7 @@ class DocumentTyper:
         if not isinstance(schema, JObject):
             return ANY  # boolean schemas: true accepts anything, false nothing (the check rejects)
         if isinstance(schema.get("$ref"), str):
-            return self._ref(schema["$ref"], hint)
+            return self._ref(schema["$ref"], pointer, hint)
         if "enum" in schema or "const" in schema:
             values = list(schema["enum"]) if isinstance(schema.get("enum"), JArray) else []
             if "const" in schema:
@@ -204,10 +204,11 @@ class DocumentTyper:
             return self.map(branches[0], f"{pointer}/allOf/0", hint)
         return ANY
 
-    def _ref(self, ref: str, hint: str) -> PyType:
+    def _ref(self, ref: str, pointer: str, hint: str) -> PyType:
         if not ref.startswith("#") or (len(ref) > 1 and not ref.startswith("#/")):
             return ANY  # resolved by URI at run time; no static type
-        target_pointer = unquote(ref[1:])
+        # A fragment is relative to the innermost schema resource (`$id`) around the reference, not the document.
+        target_pointer = _resource_of(self.doc.schema, pointer) + unquote(ref[1:])
         if target_pointer in self.doc.entity_pointers:
             return self._entity(self.doc.entity_pointers[target_pointer])
         found, target = resolve_pointer(self.doc.schema, target_pointer)
@@ -215,6 +216,39 @@ class DocumentTyper:
             return ANY
         last = target_pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
         return self.map(target, target_pointer, pascal(last) or hint)
+
+
+_SUBSCHEMA_MAPS = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+_SUBSCHEMA_LISTS = {"allOf", "anyOf", "oneOf", "prefixItems"}
+
+
+def _resource_of(root: Any, pointer: str) -> str:
+    """The pointer of the innermost embedded schema resource (a subschema with `$id`) holding `pointer`; "" for
+    the document itself. `pointer` names a schema, so its tokens alternate keywords with names or indexes."""
+    found, node, here = "", root, ""
+    tokens = pointer.split("/")[1:] if pointer else []
+    expect_schema = True
+    for raw in tokens:
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if expect_schema and isinstance(node, JObject) and _is_resource(node) and here:
+            found = here
+        if isinstance(node, JObject) and token in node:
+            node = node[token]
+        elif isinstance(node, JArray) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return found
+        here = f"{here}/{raw}"
+        # After a keyword naming a map or list of subschemas comes a name or index; after anything else, a schema.
+        expect_schema = not (expect_schema and token in _SUBSCHEMA_MAPS | _SUBSCHEMA_LISTS)
+    if expect_schema and isinstance(node, JObject) and _is_resource(node) and here:
+        found = here
+    return found
+
+
+def _is_resource(schema: JObject) -> bool:
+    identifier = schema.get("$id")
+    return isinstance(identifier, str) and not identifier.startswith("#")
 
 
 def _types(schema: JObject) -> list[str]:

@@ -62,7 +62,28 @@ def build_namespace(modules: list[SpecModule], diags: Diagnostics) -> Program:
                     program.entity_files[module.source.path.resolve().as_posix()] = definition.name
             else:
                 program.tools[definition.name] = (definition, module)
+    _check_agents(modules, program, diags)
     return program
+
+
+def _check_agents(modules: list[SpecModule], program: Program, diags: Diagnostics) -> None:
+    """Every tool an agent lists must be defined somewhere (possibly in another file); agent names are unique."""
+    seen: dict[str, Span] = {}
+    for module in modules:
+        for agent in module.agents:
+            if agent.name in seen:
+                diags.error(
+                    "duplicate-name",
+                    f"agent {agent.name!r} is defined more than once",
+                    agent.span,
+                    ("first defined here", seen[agent.name]),
+                )
+            seen.setdefault(agent.name, agent.span)
+            for name in agent.tools:
+                if name not in program.tools:
+                    close = difflib.get_close_matches(name, sorted(program.tools), n=1)
+                    hint = f"; did you mean {close[0]!r}?" if close else ""
+                    diags.error("unknown-tool", f"agent {agent.name!r} lists {name!r}, which no spec defines{hint}", agent.span)
 
 
 def iter_refs(schema: Any, pointer: str = "") -> Iterator[tuple[JObject, str]]:

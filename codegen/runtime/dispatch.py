@@ -21,14 +21,17 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 @dataclass(frozen=True)
 class Problem:
-    path: str  # dotted argument path, e.g. "items[0].id"; "" for the arguments as a whole
+    # Dotted argument path, e.g. "items[0].id"; "" for the arguments as a whole.
+    path: str
     message: str
 
 
 @dataclass(frozen=True)
 class ToolError:
     tool: str
-    kind: str  # "unknown_tool" | "invalid_arguments" | "missing_context" | "implementation_error" | "invalid_result"
+    # "unknown_tool" | "invalid_arguments" | "missing_context" | "implementation_error"
+    # | "invalid_result"
+    kind: str
     message: str
     problems: tuple[Problem, ...] = ()
 
@@ -81,8 +84,13 @@ class ToolSpec:
     result_type: Any = Any
     config_model: type[BaseModel] | None = None
     context_args: tuple[ContextArg, ...] = ()
-    implementation: Callable[..., Any] | None = None  # generated implementations (SQL tools)
-    _result_adapter: list[TypeAdapter[Any]] = field(default_factory=list, repr=False, compare=False)
+    # What the spec says beyond the schema (Lilux executor settings, gram record keys, MCP annotations, ...).
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    # Set for tools codegen implements itself (SQL tools).
+    implementation: Callable[..., Any] | None = None
+    _result_adapter: list[TypeAdapter[Any]] = field(
+        default_factory=list, repr=False, compare=False
+    )
 
     def definition(self) -> dict[str, Any]:
         """The LLM-facing definition, as in `schemas/<tool>.json`."""
@@ -100,6 +108,16 @@ class ToolSpec:
         return self._result_adapter[0]
 
 
+@dataclass(frozen=True)
+class AgentSpec:
+    """An agent (gram `:Agent`): the tools it may call, and its settings (instruction, model, ...)."""
+
+    name: str
+    description: str | None
+    tools: tuple[str, ...]
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
 def lookup(context: Any, path: str) -> Any:
     """Resolve a dot path in a context, segment by segment, by key or by attribute."""
     node = context
@@ -114,7 +132,11 @@ def lookup(context: Any, path: str) -> Any:
 
 
 def call_tool(
-    spec: ToolSpec | None, name: str, arguments: str | bytes | Mapping[str, Any], impl: Any, context: Any
+    spec: ToolSpec | None,
+    name: str,
+    arguments: str | bytes | Mapping[str, Any],
+    impl: Any,
+    context: Any,
 ) -> ToolResult:
     if spec is None:
         return _fail(name, "unknown_tool", f"there is no tool named {name!r}")
@@ -123,25 +145,44 @@ def call_tool(
         try:
             data = json.loads(arguments)
         except ValueError as exc:
-            return _fail(name, "invalid_arguments", f"the arguments are not valid JSON: {exc}")
+            return _fail(
+                name, "invalid_arguments", f"the arguments are not valid JSON: {exc}"
+            )
     problems = validate(data, spec.input_schema)
     if problems:
         return _invalid_arguments(name, problems)
     try:
         args = spec.args_model.model_validate(data)
     except ValidationError as exc:
-        return _fail(name, "invalid_arguments", "the arguments do not match the schema", *_pydantic_problems(exc))
-    kwargs = {field_name: getattr(args, field_name) for field_name in type(args).model_fields}
+        return _fail(
+            name,
+            "invalid_arguments",
+            "the arguments do not match the schema",
+            *_pydantic_problems(exc),
+        )
+    kwargs = {
+        field_name: getattr(args, field_name) for field_name in type(args).model_fields
+    }
     for arg in spec.context_args:
         try:
             kwargs[arg.name] = lookup(context, arg.path)
         except LookupError:
             if arg.required:
-                return _fail(name, "missing_context", f"the context has no value at {arg.path!r}")
+                return _fail(
+                    name, "missing_context", f"the context has no value at {arg.path!r}"
+                )
             kwargs[arg.name] = arg.default
-    target = spec.implementation if spec.implementation is not None else getattr(impl, spec.method, None)
+    target = (
+        spec.implementation
+        if spec.implementation is not None
+        else getattr(impl, spec.method, None)
+    )
     if target is None:
-        return _fail(name, "implementation_error", f"the implementation has no method {spec.method!r}")
+        return _fail(
+            name,
+            "implementation_error",
+            f"the implementation has no method {spec.method!r}",
+        )
     try:
         value = target(**kwargs)
     except Exception as exc:  # the caller gets a readable error, never a traceback
@@ -149,14 +190,23 @@ def call_tool(
     try:
         value = spec.result_adapter().validate_python(value)
     except ValidationError as exc:
-        return _fail(name, "invalid_result", "the implementation returned a value that does not match the schema",
-                     *_pydantic_problems(exc))
+        return _fail(
+            name,
+            "invalid_result",
+            "the implementation returned a value that does not match the schema",
+            *_pydantic_problems(exc),
+        )
     return ToolResult(name, value)
 
 
 def _invalid_arguments(name: str, problems: list[Any]) -> ToolResult:
     found = tuple(Problem(_dotted(p.path), p.message) for p in problems)
-    return ToolResult(name, error=ToolError(name, "invalid_arguments", "the arguments do not match the schema", found))
+    return ToolResult(
+        name,
+        error=ToolError(
+            name, "invalid_arguments", "the arguments do not match the schema", found
+        ),
+    )
 
 
 def _fail(name: str, kind: str, message: str, *problems: Problem) -> ToolResult:
@@ -164,16 +214,25 @@ def _fail(name: str, kind: str, message: str, *problems: Problem) -> ToolResult:
 
 
 def _pydantic_problems(exc: ValidationError) -> list[Problem]:
-    return [Problem(_dotted(tuple(err["loc"])), err["msg"]) for err in exc.errors(include_url=False)]
+    return [
+        Problem(_dotted(tuple(err["loc"])), err["msg"])
+        for err in exc.errors(include_url=False)
+    ]
 
 
 def _dotted(path: tuple[Any, ...]) -> str:
     text = ""
     for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+        text += (
+            f"[{part}]"
+            if isinstance(part, int)
+            else (f".{part}" if text else str(part))
+        )
     return text
 
 
 def _jsonable(value: Any) -> Any:
     # By wire name, and only what was set: the dump must validate against the schema it came from.
-    return TypeAdapter(Any).dump_python(value, mode="json", by_alias=True, exclude_unset=True)
+    return TypeAdapter(Any).dump_python(
+        value, mode="json", by_alias=True, exclude_unset=True
+    )

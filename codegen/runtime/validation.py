@@ -70,7 +70,9 @@ _ALL = sys.maxsize
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*")
 # RFC 3986 appendix B: splits any URI reference, keeping absent and empty
 # components apart (urllib does not, and mishandles "urn:" bases).
-_URI = re.compile(r"(?:([^:/?#]+):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?", re.S)
+_URI = re.compile(
+    r"(?:([^:/?#]+):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?", re.S
+)
 # RFC 3339 full-date and date-time (section 5.6); calendar checks come after.
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})", re.ASCII)
 _DATE_TIME = re.compile(
@@ -101,9 +103,13 @@ _SUBSCHEMA_MAPS = (
     "properties",
 )
 _SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_NUMBER_KEYWORDS = frozenset({"multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum"})
+_NUMBER_KEYWORDS = frozenset(
+    {"multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum"}
+)
 _STRING_KEYWORDS = frozenset({"maxLength", "minLength", "pattern", "format"})
-_ARRAY_KEYWORDS = frozenset({"prefixItems", "items", "contains", "maxItems", "minItems", "uniqueItems"})
+_ARRAY_KEYWORDS = frozenset(
+    {"prefixItems", "items", "contains", "maxItems", "minItems", "uniqueItems"}
+)
 _OBJECT_KEYWORDS = frozenset(
     {
         "required",
@@ -229,7 +235,9 @@ def format_path(path: Iterable[str | int]) -> str:
     return "".join(out) or "(root)"
 
 
-def validate(instance: object, schema: Mapping[str, Any] | bool, *, pointer: str = "") -> list[Problem]:
+def validate(
+    instance: object, schema: Mapping[str, Any] | bool, *, pointer: str = ""
+) -> list[Problem]:
     """Return every problem with *instance* against a schema; ``[]`` if valid.
 
     *schema* is the root document; *pointer* (a JSON pointer such as
@@ -239,7 +247,9 @@ def validate(instance: object, schema: Mapping[str, Any] | bool, *, pointer: str
     return _run(instance, schema, pointer, fail_fast=False)
 
 
-def is_valid(instance: object, schema: Mapping[str, Any] | bool, *, pointer: str = "") -> bool:
+def is_valid(
+    instance: object, schema: Mapping[str, Any] | bool, *, pointer: str = ""
+) -> bool:
     """Like :func:`validate` but stops at the first problem."""
     return not _run(instance, schema, pointer, fail_fast=True)
 
@@ -257,22 +267,30 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
 # Entry point
 
 
-def _run(instance: object, schema: Mapping[str, Any] | bool, pointer: str, fail_fast: bool) -> list[Problem]:
+def _run(
+    instance: object, schema: Mapping[str, Any] | bool, pointer: str, fail_fast: bool
+) -> list[Problem]:
     if not isinstance(schema, (bool, Mapping)):
-        raise TypeError(f"schema must be a mapping or a bool, not {type(schema).__name__}")
+        raise TypeError(
+            f"schema must be a mapping or a bool, not {type(schema).__name__}"
+        )
     # The evaluator assumes JSON data (and bounded nesting), so check it first.
     problems = _check_data(instance, fail_fast)
     if problems:
         return problems
     if isinstance(schema, bool):
         if pointer:
-            raise ValueError(f"pointer {pointer!r} does not resolve in a boolean schema")
+            raise ValueError(
+                f"pointer {pointer!r} does not resolve in a boolean schema"
+            )
         return [] if schema else [_false_problem(None)]
     index = _index_for(schema)
     target, base = index.entry(pointer)
     evaluator = _Evaluator(index, fail_fast)
     try:
-        problems = evaluator.eval(instance, target, None, base, _Scope(index.root_base, None), None)
+        problems = evaluator.eval(
+            instance, target, None, base, _Scope(index.root_base, None), None
+        )
     except _SchemaError as error:
         return [error.problem]
     except RecursionError:
@@ -296,10 +314,14 @@ def _check_data(instance: object, fail_fast: bool) -> list[Problem]:
             continue  # bool is an int; datetime is a date
         if isinstance(value, float):
             if not math.isfinite(value):
-                problems.append(Problem(_path(loc), f"{value} is not a JSON number", "type"))
+                problems.append(
+                    Problem(_path(loc), f"{value} is not a JSON number", "type")
+                )
         elif isinstance(value, Decimal):
             if not value.is_finite():
-                problems.append(Problem(_path(loc), f"{value} is not a JSON number", "type"))
+                problems.append(
+                    Problem(_path(loc), f"{value} is not a JSON number", "type")
+                )
         elif isinstance(value, (list, tuple, Mapping)):
             if depth >= _MAX_DEPTH:
                 message = f"nested too deeply (more than {_MAX_DEPTH} levels)"
@@ -310,11 +332,16 @@ def _check_data(instance: object, fail_fast: bool) -> list[Problem]:
                     if isinstance(key, str):
                         children.append((item, _Loc(loc, key), depth + 1))
                     else:
-                        message = f"object key {key!r} is not a string (not valid JSON data)"
+                        message = (
+                            f"object key {key!r} is not a string (not valid JSON data)"
+                        )
                         problems.append(Problem(_path(loc), message, "type"))
                 stack.extend(reversed(children))
             else:
-                stack.extend((value[i], _Loc(loc, i), depth + 1) for i in range(len(value) - 1, -1, -1))
+                stack.extend(
+                    (value[i], _Loc(loc, i), depth + 1)
+                    for i in range(len(value) - 1, -1, -1)
+                )
         else:
             message = f"is not valid JSON data (got Python {type(value).__name__})"
             problems.append(Problem(_path(loc), message, "type"))
@@ -483,7 +510,9 @@ def _walk(
         if isinstance(node, Mapping):
             node_id = node.get("$id")
             if isinstance(node_id, str) and (position or apply_start_id):
-                base = index.node_uri.get(id(node)) or _without_fragment(_resolve(base, node_id))
+                base = index.node_uri.get(id(node)) or _without_fragment(
+                    _resolve(base, node_id)
+                )
             if token not in node:
                 return None
             node = node[token]
@@ -722,7 +751,9 @@ def _valid_date_time(text: str) -> bool:
     match = _DATE_TIME.fullmatch(text)
     if match is None:
         return False
-    year, month, day, hour, minute, second, fraction, sign, off_h, off_m = match.groups()
+    year, month, day, hour, minute, second, fraction, sign, off_h, off_m = (
+        match.groups()
+    )
     offset = timedelta()
     if sign is not None:
         if int(off_h) > 23 or int(off_m) > 59:
@@ -883,12 +914,17 @@ def _category_ranges(name: str, negated: bool) -> str:
     parts: list[str] = []
     start = -1
     for code in range(sys.maxunicode + 2):
-        inside = code <= sys.maxunicode and (unicodedata.category(chr(code)) in wanted) != negated
+        inside = (
+            code <= sys.maxunicode
+            and (unicodedata.category(chr(code)) in wanted) != negated
+        )
         if inside and start < 0:
             start = code
         elif not inside and start >= 0:
             last = code - 1
-            parts.append(f"\\U{start:08x}" if start == last else f"\\U{start:08x}-\\U{last:08x}")
+            parts.append(
+                f"\\U{start:08x}" if start == last else f"\\U{start:08x}-\\U{last:08x}"
+            )
             start = -1
     body = "".join(parts)
     _CATEGORY_CLASSES[(name, negated)] = body
@@ -947,7 +983,11 @@ class _Evaluator:
         if schema is False:
             return [_false_problem(loc)]
         if not isinstance(schema, Mapping):
-            raise _SchemaError(loc, f"a schema must be an object or boolean, not {_show(schema)}", "schema")
+            raise _SchemaError(
+                loc,
+                f"a schema must be an object or boolean, not {_show(schema)}",
+                "schema",
+            )
         if not schema:
             return []
         if isinstance(inst, (date, UUID)):
@@ -955,7 +995,9 @@ class _Evaluator:
 
         schema_id = schema.get("$id")
         if isinstance(schema_id, str):
-            new_base = self._node_uri(schema) or _without_fragment(_resolve(base, schema_id))
+            new_base = self._node_uri(schema) or _without_fragment(
+                _resolve(base, schema_id)
+            )
             base = new_base
             if new_base != scope.uri:
                 scope = _Scope(new_base, scope)
@@ -971,7 +1013,9 @@ class _Evaluator:
         for keyword in ("$ref", "$dynamicRef"):
             reference = schema.get(keyword)
             if isinstance(reference, str):
-                problems += self._reference(inst, keyword, reference, loc, base, scope, local, ff)
+                problems += self._reference(
+                    inst, keyword, reference, loc, base, scope, local, ff
+                )
                 if ff and problems:
                     return problems
 
@@ -1014,11 +1058,15 @@ class _Evaluator:
             if kind == "array" and "unevaluatedItems" in schema:
                 assert isinstance(inst, (list, tuple))
                 sub = schema["unevaluatedItems"]
-                problems += self._unevaluated_items(inst, sub, loc, base, scope, local, ff)
+                problems += self._unevaluated_items(
+                    inst, sub, loc, base, scope, local, ff
+                )
             elif kind == "object" and "unevaluatedProperties" in schema:
                 assert isinstance(inst, Mapping)
                 sub = schema["unevaluatedProperties"]
-                problems += self._unevaluated_props(inst, sub, loc, base, scope, local, ff)
+                problems += self._unevaluated_props(
+                    inst, sub, loc, base, scope, local, ff
+                )
             if ann is not None:
                 ann.merge(local)
         return problems
@@ -1068,7 +1116,11 @@ class _Evaluator:
             raise _SchemaError(loc, f"cannot resolve reference {reference!r}", keyword)
         target, target_base = found
         fragment = uri.partition("#")[2]
-        if keyword == "$dynamicRef" and isinstance(target, Mapping) and target.get("$dynamicAnchor") == fragment:
+        if (
+            keyword == "$dynamicRef"
+            and isinstance(target, Mapping)
+            and target.get("$dynamicAnchor") == fragment
+        ):
             # The outermost resource in the dynamic scope that declares the
             # same dynamic anchor wins.
             for scope_uri in scope.outermost_first():
@@ -1080,7 +1132,9 @@ class _Evaluator:
                     break
         key = (id(target), id(inst))
         if key in self.active:
-            raise _SchemaError(loc, f"{keyword} {reference!r} loops without consuming input", keyword)
+            raise _SchemaError(
+                loc, f"{keyword} {reference!r} loops without consuming input", keyword
+            )
         # Entering another resource extends the dynamic scope; a target that
         # is itself a resource root ("$id") is pushed by eval, so the resource
         # a pointer merely passes through is never entered.
@@ -1095,7 +1149,9 @@ class _Evaluator:
 
     # -- assertions on any type ---------------------------------------------
 
-    def _type(self, inst: object, kind: str, expected: object, loc: _Loc | None) -> list[Problem]:
+    def _type(
+        self, inst: object, kind: str, expected: object, loc: _Loc | None
+    ) -> list[Problem]:
         if isinstance(expected, str):
             if _has_type(inst, kind, expected):
                 return []
@@ -1104,7 +1160,11 @@ class _Evaluator:
             if any(_has_type(inst, kind, name) for name in expected):
                 return []
             names = [str(name) for name in expected]
-            wanted = " or ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " or " + names[-1]
+            wanted = (
+                " or ".join(names)
+                if len(names) < 3
+                else ", ".join(names[:-1]) + " or " + names[-1]
+            )
         else:
             return []
         return [Problem(_path(loc), f"expected {wanted}, got {kind}", "type")]
@@ -1122,7 +1182,9 @@ class _Evaluator:
 
     # -- numbers and strings ------------------------------------------------
 
-    def _number(self, inst: Any, schema: Mapping[str, Any], loc: _Loc | None) -> list[Problem]:
+    def _number(
+        self, inst: Any, schema: Mapping[str, Any], loc: _Loc | None
+    ) -> list[Problem]:
         problems: list[Problem] = []
         divisor = schema.get("multipleOf")
         if _is_number(divisor) and divisor > 0 and not _is_multiple(inst, divisor):
@@ -1147,10 +1209,14 @@ class _Evaluator:
             else:
                 ok = value < bound
             if not ok:
-                problems.append(Problem(_path(loc), f"must be {relation} {_show(limit)}", keyword))
+                problems.append(
+                    Problem(_path(loc), f"must be {relation} {_show(limit)}", keyword)
+                )
         return problems
 
-    def _string(self, inst: str, schema: Mapping[str, Any], loc: _Loc | None) -> list[Problem]:
+    def _string(
+        self, inst: str, schema: Mapping[str, Any], loc: _Loc | None
+    ) -> list[Problem]:
         problems: list[Problem] = []
         # len() counts code points, as JSON Schema requires.
         minimum = _as_count(schema.get("minLength"))
@@ -1165,14 +1231,18 @@ class _Evaluator:
         if isinstance(pattern, str):
             compiled = _pattern(pattern)
             if compiled is None:
-                raise _SchemaError(loc, f"cannot compile pattern {pattern!r}", "pattern")
+                raise _SchemaError(
+                    loc, f"cannot compile pattern {pattern!r}", "pattern"
+                )
             if not compiled.search(inst):
                 message = f"must match pattern {pattern!r}"
                 problems.append(Problem(_path(loc), message, "pattern"))
         format_name = schema.get("format")
         if format_name in ("date", "date-time"):
             declared = schema.get("type")
-            if declared == "string" or (isinstance(declared, (list, tuple)) and "string" in declared):
+            if declared == "string" or (
+                isinstance(declared, (list, tuple)) and "string" in declared
+            ):
                 if format_name == "date" and not _valid_date(inst):
                     message = "must be a valid date in the form YYYY-MM-DD (RFC 3339 full-date)"
                     problems.append(Problem(_path(loc), message, "format"))
@@ -1203,7 +1273,9 @@ class _Evaluator:
         if isinstance(prefix, (list, tuple)):
             start = len(prefix)
             for index in range(min(start, count)):
-                problems += self.eval(inst[index], prefix[index], _Loc(loc, index), base, scope, None, ff)
+                problems += self.eval(
+                    inst[index], prefix[index], _Loc(loc, index), base, scope, None, ff
+                )
                 if ff and problems:
                     return problems
             if ann is not None:
@@ -1218,7 +1290,9 @@ class _Evaluator:
                 problems.append(Problem(_path(loc), message, "items"))
             else:
                 for index in range(start, count):
-                    problems += self.eval(inst[index], items, _Loc(loc, index), base, scope, None, ff)
+                    problems += self.eval(
+                        inst[index], items, _Loc(loc, index), base, scope, None, ff
+                    )
                     if ff and problems:
                         return problems
             if ann is not None:
@@ -1228,7 +1302,9 @@ class _Evaluator:
             matched = [
                 index
                 for index in range(count)
-                if not self.eval(inst[index], contains, _Loc(loc, index), base, scope, None, True)
+                if not self.eval(
+                    inst[index], contains, _Loc(loc, index), base, scope, None, True
+                )
             ]
             least = _as_count(schema.get("minContains"))
             least = 1 if least is None else least
@@ -1238,7 +1314,11 @@ class _Evaluator:
                     f"must contain at least {_plural(least, 'item')} matching the"
                     f" 'contains' schema (found {len(matched)})"
                 )
-                problems.append(Problem(_path(loc), message, "minContains" if least != 1 else "contains"))
+                problems.append(
+                    Problem(
+                        _path(loc), message, "minContains" if least != 1 else "contains"
+                    )
+                )
             elif most is not None and len(matched) > most:
                 message = (
                     f"must contain at most {_plural(most, 'item')} matching the"
@@ -1275,17 +1355,23 @@ class _Evaluator:
         ann: _Ann,
         ff: bool,
     ) -> list[Problem]:
-        rest = [index for index in range(ann.upto, len(inst)) if index not in ann.indices]
+        rest = [
+            index for index in range(ann.upto, len(inst)) if index not in ann.indices
+        ]
         ann.upto = _ALL
         if not rest:
             return []
         if sub is False:
             shown = ", ".join(map(str, rest[:10])) + (", ..." if len(rest) > 10 else "")
-            message = f"unexpected {'item' if len(rest) == 1 else 'items'} at index {shown}"
+            message = (
+                f"unexpected {'item' if len(rest) == 1 else 'items'} at index {shown}"
+            )
             return [Problem(_path(loc), message, "unevaluatedItems")]
         problems: list[Problem] = []
         for index in rest:
-            problems += self.eval(inst[index], sub, _Loc(loc, index), base, scope, None, ff)
+            problems += self.eval(
+                inst[index], sub, _Loc(loc, index), base, scope, None, ff
+            )
             if ff and problems:
                 break
         return problems
@@ -1307,7 +1393,11 @@ class _Evaluator:
         if isinstance(required, (list, tuple)):
             for name in required:
                 if isinstance(name, str) and name not in inst:
-                    problems.append(Problem(_path(loc), f"{name!r} is a required property", "required"))
+                    problems.append(
+                        Problem(
+                            _path(loc), f"{name!r} is a required property", "required"
+                        )
+                    )
                     if ff:
                         return problems
         properties = schema.get("properties")
@@ -1315,7 +1405,9 @@ class _Evaluator:
             properties = {}
         for name, sub in properties.items():
             if name in inst:
-                problems += self.eval(inst[name], sub, _Loc(loc, name), base, scope, None, ff)
+                problems += self.eval(
+                    inst[name], sub, _Loc(loc, name), base, scope, None, ff
+                )
                 if ff and problems:
                     return problems
                 if ann is not None:
@@ -1326,30 +1418,44 @@ class _Evaluator:
             for pattern, sub in pattern_properties.items():
                 compiled = _pattern(pattern)
                 if compiled is None:
-                    raise _SchemaError(loc, f"cannot compile pattern {pattern!r}", "patternProperties")
+                    raise _SchemaError(
+                        loc, f"cannot compile pattern {pattern!r}", "patternProperties"
+                    )
                 for name in inst:
                     if compiled.search(name):
                         matched_by_pattern.add(name)
-                        problems += self.eval(inst[name], sub, _Loc(loc, name), base, scope, None, ff)
+                        problems += self.eval(
+                            inst[name], sub, _Loc(loc, name), base, scope, None, ff
+                        )
                         if ff and problems:
                             return problems
             if ann is not None:
                 ann.props |= matched_by_pattern
         if "additionalProperties" in schema:
             sub = schema["additionalProperties"]
-            extra = [name for name in inst if name not in properties and name not in matched_by_pattern]
+            extra = [
+                name
+                for name in inst
+                if name not in properties and name not in matched_by_pattern
+            ]
             if sub is False and extra:
-                problems.append(self._unexpected(extra, properties, pattern_properties, loc))
+                problems.append(
+                    self._unexpected(extra, properties, pattern_properties, loc)
+                )
             else:
                 for name in extra:
-                    problems += self.eval(inst[name], sub, _Loc(loc, name), base, scope, None, ff)
+                    problems += self.eval(
+                        inst[name], sub, _Loc(loc, name), base, scope, None, ff
+                    )
                     if ff and problems:
                         return problems
             if ann is not None:
                 ann.props.update(extra)
         if "propertyNames" in schema:
             for name in inst:
-                found = self.eval(name, schema["propertyNames"], loc, base, scope, None, True)
+                found = self.eval(
+                    name, schema["propertyNames"], loc, base, scope, None, True
+                )
                 if found:
                     message = f"property name {name!r} is invalid: {found[0].message}"
                     problems.append(Problem(_path(loc), message, "propertyNames"))
@@ -1362,7 +1468,9 @@ class _Evaluator:
                     for other in needed:
                         if other not in inst:
                             message = f"{other!r} is a required property when {name!r} is present"
-                            problems.append(Problem(_path(loc), message, "dependentRequired"))
+                            problems.append(
+                                Problem(_path(loc), message, "dependentRequired")
+                            )
         dependent = schema.get("dependentSchemas")
         if isinstance(dependent, Mapping):
             for name, sub in dependent.items():
@@ -1372,7 +1480,9 @@ class _Evaluator:
                         return problems
         least = _as_count(schema.get("minProperties"))
         if least is not None and len(inst) < least:
-            message = f"must have at least {_plural(least, 'property')} (has {len(inst)})"
+            message = (
+                f"must have at least {_plural(least, 'property')} (has {len(inst)})"
+            )
             problems.append(Problem(_path(loc), message, "minProperties"))
         most = _as_count(schema.get("maxProperties"))
         if most is not None and len(inst) > most:
@@ -1423,7 +1533,9 @@ class _Evaluator:
             ]
         problems: list[Problem] = []
         for name in rest:
-            problems += self.eval(inst[name], sub, _Loc(loc, name), base, scope, None, ff)
+            problems += self.eval(
+                inst[name], sub, _Loc(loc, name), base, scope, None, ff
+            )
             if ff and problems:
                 break
         return problems
@@ -1453,7 +1565,9 @@ class _Evaluator:
         for keyword in ("anyOf", "oneOf"):
             branches = schema.get(keyword)
             if isinstance(branches, (list, tuple)) and branches:
-                problems += self._alternatives(keyword, branches, inst, loc, base, scope, ann, ff)
+                problems += self._alternatives(
+                    keyword, branches, inst, loc, base, scope, ann, ff
+                )
                 if ff and problems:
                     return problems
         if "not" in schema:
@@ -1504,14 +1618,20 @@ class _Evaluator:
         if matches:
             return []
         if ff:
-            message = f"does not match any of the {len(branches)} {keyword} alternatives"
+            message = (
+                f"does not match any of the {len(branches)} {keyword} alternatives"
+            )
             return [Problem(_path(loc), message, keyword)]
         # Failure path only: evaluate again, this time collecting everything.
-        failures = [self.eval(inst, sub, loc, base, scope, None, False) for sub in branches]
+        failures = [
+            self.eval(inst, sub, loc, base, scope, None, False) for sub in branches
+        ]
         return _summarise(keyword, failures, _path(loc))
 
 
-def _summarise(keyword: str, failures: list[list[Problem]], here: tuple[str | int, ...]) -> list[Problem]:
+def _summarise(
+    keyword: str, failures: list[list[Problem]], here: tuple[str | int, ...]
+) -> list[Problem]:
     """One problem for a failed anyOf/oneOf, or the problems of the single
     alternative the instance was evidently meant for (the others failing on
     "type", or on "const"/"enum" of the value or of a tag property)."""
@@ -1527,7 +1647,9 @@ def _summarise(keyword: str, failures: list[list[Problem]], here: tuple[str | in
                 return True
         return False
 
-    candidates = [(n, problems) for n, problems in enumerate(failures) if not mismatched(problems)]
+    candidates = [
+        (n, problems) for n, problems in enumerate(failures) if not mismatched(problems)
+    ]
     if len(candidates) == 1:
         return candidates[0][1]
     shown = candidates or list(enumerate(failures))
@@ -1541,5 +1663,8 @@ def _summarise(keyword: str, failures: list[list[Problem]], here: tuple[str | in
         if len(problems) > 3:
             messages.append(f"{len(problems) - 3} more")
         parts.append(f"({number + 1}) " + " and ".join(messages))
-    message = f"does not match any of the {len(failures)} {keyword} alternatives: " + "; ".join(parts)
+    message = (
+        f"does not match any of the {len(failures)} {keyword} alternatives: "
+        + "; ".join(parts)
+    )
     return [Problem(here, message, keyword)]

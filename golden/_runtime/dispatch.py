@@ -21,16 +21,17 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 @dataclass(frozen=True)
 class Problem:
-    path: (
-        str  # dotted argument path, e.g. "items[0].id"; "" for the arguments as a whole
-    )
+    # Dotted argument path, e.g. "items[0].id"; "" for the arguments as a whole.
+    path: str
     message: str
 
 
 @dataclass(frozen=True)
 class ToolError:
     tool: str
-    kind: str  # "unknown_tool" | "invalid_arguments" | "missing_context" | "implementation_error" | "invalid_result"
+    # "unknown_tool" | "invalid_arguments" | "missing_context" | "implementation_error"
+    # | "invalid_result"
+    kind: str
     message: str
     problems: tuple[Problem, ...] = ()
 
@@ -83,9 +84,10 @@ class ToolSpec:
     result_type: Any = Any
     config_model: type[BaseModel] | None = None
     context_args: tuple[ContextArg, ...] = ()
-    implementation: Callable[..., Any] | None = (
-        None  # generated implementations (SQL tools)
-    )
+    # What the spec says beyond the schema (Lilux executor settings, gram record keys, MCP annotations, ...).
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    # Set for tools codegen implements itself (SQL tools).
+    implementation: Callable[..., Any] | None = None
     _result_adapter: list[TypeAdapter[Any]] = field(
         default_factory=list, repr=False, compare=False
     )
@@ -104,6 +106,16 @@ class ToolSpec:
         if not self._result_adapter:
             self._result_adapter.append(TypeAdapter(self.result_type))
         return self._result_adapter[0]
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """An agent (gram `:Agent`): the tools it may call, and its settings (instruction, model, ...)."""
+
+    name: str
+    description: str | None
+    tools: tuple[str, ...]
+    metadata: Mapping[str, Any] = field(default_factory=dict)
 
 
 def lookup(context: Any, path: str) -> Any:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from .._runtime.dispatch import ToolSpec
 from .._runtime.models import SchemaModel
 
 RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA: dict[str, Any] = {
@@ -75,3 +76,42 @@ class RunSandboxedScriptFn(Protocol):
     ) -> RunSandboxedScriptResult:
         """Run a script in a sandbox."""
         ...
+
+
+class Tools(Protocol):
+    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
+
+    def run_sandboxed_script(
+        self, *, script: str, args: list[str] = [], env: dict[str, str] | None = None
+    ) -> RunSandboxedScriptResult:
+        """Run a script in a sandbox."""
+        ...
+
+
+TOOL_SPECS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="run_sandboxed_script",
+        method="run_sandboxed_script",
+        description="Run a script in a sandbox.",
+        args_model=RunSandboxedScriptArgs,
+        input_schema=RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA,
+        output_schema=RUN_SANDBOXED_SCRIPT_OUTPUT_SCHEMA,
+        result_type=RunSandboxedScriptResult,
+        metadata={
+            "config": {"command": "python", "timeout": 30},
+            "executor": "subprocess",
+            "version": "1.0.0",
+        },
+        config_model=RunSandboxedScriptConfig,
+    ),
+)
+
+__all__: list[str] = [
+    "RunSandboxedScriptArgs",
+    "RunSandboxedScriptResult",
+    "RunSandboxedScriptConfig",
+    "RunSandboxedScriptFn",
+    "RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA",
+    "RUN_SANDBOXED_SCRIPT_OUTPUT_SCHEMA",
+    "RUN_SANDBOXED_SCRIPT_CONFIG_SCHEMA",
+]

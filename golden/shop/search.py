@@ -5,6 +5,7 @@ from typing import Any, Protocol
 
 from pydantic import Field
 
+from .._runtime.dispatch import ToolSpec
 from .._runtime.models import SchemaModel
 
 SEARCH_WEB_INPUT_SCHEMA: dict[str, Any] = {
@@ -116,3 +117,41 @@ class SearchWebFn(Protocol):
     ) -> SearchWebResult:
         """Searches the web."""
         ...
+
+
+class Tools(Protocol):
+    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
+
+    def search_web(
+        self,
+        *,
+        query: str,
+        num_results: int = 5,
+        filters: list[SearchWebArgsFiltersItem] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> SearchWebResult:
+        """Searches the web."""
+        ...
+
+
+TOOL_SPECS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="search_web",
+        method="search_web",
+        description="Searches the web.",
+        args_model=SearchWebArgs,
+        input_schema=SEARCH_WEB_INPUT_SCHEMA,
+        output_schema=SEARCH_WEB_OUTPUT_SCHEMA,
+        result_type=SearchWebResult,
+    ),
+)
+
+__all__: list[str] = [
+    "SearchWebArgsFiltersItem",
+    "SearchWebArgs",
+    "SearchWebResultResultsItem",
+    "SearchWebResult",
+    "SearchWebFn",
+    "SEARCH_WEB_INPUT_SCHEMA",
+    "SEARCH_WEB_OUTPUT_SCHEMA",
+]

@@ -6,6 +6,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import ConfigDict, Field
 
+from ..._runtime.dispatch import ToolSpec
 from ..._runtime.models import SchemaModel
 
 GET_ORDERS_INPUT_SCHEMA: dict[str, Any] = {
@@ -142,5 +143,55 @@ class CancelOrderFn(Protocol):
         ...
 
 
+class Tools(Protocol):
+    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
+
+    def get_orders(
+        self,
+        *,
+        customer_id: int,
+        status: Literal["pending", "shipped", "cancelled"] = "shipped",
+        limit: int = 20,
+        since: _dt.date | None = None,
+    ) -> list[Order]:
+        """List a customer's orders, newest first."""
+        ...
+
+    def cancel_order(self, *, order_id: int, reason: str | None) -> Any:
+        """Cancel an order that has not shipped yet."""
+        ...
+
+
 # Imported last, so that spec files may refer to each other in cycles.
 from ...shop.entities.order import Order  # noqa: E402
+
+TOOL_SPECS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="get_orders",
+        method="get_orders",
+        description="List a customer's orders, newest first.",
+        args_model=GetOrdersArgs,
+        input_schema=GET_ORDERS_INPUT_SCHEMA,
+        output_schema=GET_ORDERS_OUTPUT_SCHEMA,
+        result_type=list[Order],
+    ),
+    ToolSpec(
+        name="cancel_order",
+        method="cancel_order",
+        description="Cancel an order that has not shipped yet.",
+        args_model=CancelOrderArgs,
+        input_schema=CANCEL_ORDER_INPUT_SCHEMA,
+        result_type=Any,
+        metadata={"strict": True},
+    ),
+)
+
+__all__: list[str] = [
+    "GetOrdersArgs",
+    "CancelOrderArgs",
+    "GetOrdersFn",
+    "CancelOrderFn",
+    "GET_ORDERS_INPUT_SCHEMA",
+    "GET_ORDERS_OUTPUT_SCHEMA",
+    "CANCEL_ORDER_INPUT_SCHEMA",
+]

@@ -29,3 +29,6 @@ class Category(SchemaModel):
 
     name: str
     children: list[Category] | None = None
+
+
+__all__: list[str] = ["Category", "CATEGORY_SCHEMA"]

@@ -30,3 +30,6 @@ class Customer(SchemaModel):
     name: str
     email: str | None = None
     tags: list[str] | None = None
+
+
+__all__: list[str] = ["Customer", "CUSTOMER_SCHEMA"]

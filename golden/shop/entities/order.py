@@ -80,3 +80,5 @@ class Order(SchemaModel):
 from ...shop.entities.customer import Customer  # noqa: E402
 
 Order.model_rebuild()
+
+__all__: list[str] = ["Line", "Order", "ORDER_SCHEMA"]
