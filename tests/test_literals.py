@@ -29,8 +29,11 @@ def test_literals_evaluate_back_to_the_value(value: Any) -> None:
     assert ast.literal_eval(py_literal(value)) == value
 
 
-@settings(max_examples=400, deadline=None, derandomize=True, database=None)
-@given(JSON, st.sampled_from(["X: dict[str, Any] = ", "SOME_LONGER_CONSTANT_NAME_INPUT_SCHEMA: dict[str, Any] = "]))
+@settings(max_examples=500, deadline=None, derandomize=True, database=None)
+@given(
+    st.lists(JSON, max_size=6) | st.dictionaries(TEXT, JSON, max_size=6),  # codegen splices only containers
+    st.sampled_from(["X: dict[str, Any] = ", "SOME_LONGER_CONSTANT_NAME_INPUT_SCHEMA: dict[str, Any] = "]),
+)
 def test_black_literal_is_what_black_prints(value: Any, head: str) -> None:
     ours = "\n".join(black_literal(value, head)) + "\n"
     assert black.format_str(ours, mode=black.Mode()) == ours
