@@ -21,6 +21,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from codegen.compiler import compile_specs  # noqa: E402
+from codegen.incremental import PreviousBuild  # noqa: E402
 from codegen.writer import write_output  # noqa: E402
 
 TOOLS_PER_FILE = 10
@@ -74,28 +75,42 @@ def make_specs(folder: Path, count: int, seed: int = 7) -> None:
         (folder / "tools" / f"batch_{start // TOOLS_PER_FILE:04d}.json").write_text(json.dumps(tools, indent=2))
 
 
+def _build(specs: Path, out: Path) -> tuple[float, dict[str, str]]:
+    start = time.perf_counter()
+    result = compile_specs([specs], previous=PreviousBuild(out))
+    assert result.files is not None, [d.render() for d in result.diagnostics.sorted()][:3]
+    write_output(out, result.files, result.keys)
+    return time.perf_counter() - start, result.files
+
+
 def bench(count: int) -> dict[str, Any]:
+    """A first build, a no-op rebuild, and a rebuild after editing one spec file."""
     with tempfile.TemporaryDirectory() as tmp:
         specs, out = Path(tmp) / "specs", Path(tmp) / "out"
         make_specs(specs, count)
-        start = time.perf_counter()
-        result = compile_specs([specs])
-        assert result.files is not None, [d.render() for d in result.diagnostics.sorted()][:3]
-        write_output(out, result.files)
-        seconds = time.perf_counter() - start
-        lines = sum(text.count("\n") for path, text in result.files.items() if path.endswith(".py"))
-        return {"tools": count, "spec_files": len(result.read), "output_lines": lines, "seconds": seconds}
+        first, files = _build(specs, out)
+        noop, _ = _build(specs, out)
+        edited = specs / "tools" / "batch_0000.json"
+        edited.write_text(edited.read_text().replace("Synthetic tool 0.", "Synthetic tool 0, edited."))
+        one, _ = _build(specs, out)
+        lines = sum(text.count("\n") for path, text in files.items() if path.endswith(".py"))
+        spec_files = sum(1 for p in specs.rglob("*.json"))
+        return {"tools": count, "spec_files": spec_files, "output_lines": lines, "seconds": first, "noop": noop, "one": one}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000])
     args = parser.parse_args()
-    print(f"{'tools':>6} {'spec files':>10} {'output lines':>13} {'seconds':>8} {'tools/s':>8}")
+    header = f"{'tools':>6} {'spec files':>10} {'output lines':>13} {'first s':>8} {'tools/s':>8}"
+    print(header + f" {'no-op s':>8} {'no-op/first':>11} {'edit-one s':>10}")
     for count in args.sizes:
         row = bench(count)
         rate = row["tools"] / row["seconds"]
-        print(f"{row['tools']:>6} {row['spec_files']:>10} {row['output_lines']:>13} {row['seconds']:>8.2f} {rate:>8.1f}")
+        print(
+            f"{row['tools']:>6} {row['spec_files']:>10} {row['output_lines']:>13} {row['seconds']:>8.2f} {rate:>8.1f}"
+            f" {row['noop']:>8.2f} {row['noop'] / row['seconds']:>11.3f} {row['one']:>10.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """Command line: `python -m codegen SPECS... -o OUT [--check]` (SPEC §5).
 
+Settings come from `[tool.codegen]` in the nearest pyproject.toml (or `--config FILE`); flags override them.
 Exit status: 0 success; 1 errors in the specs or `--check` found OUT out of date; 2 usage error.
 """
 
@@ -10,6 +11,9 @@ import sys
 from pathlib import Path
 
 from .compiler import compile_specs
+from .config import EMIT_CHOICES, Settings, find_pyproject, load_settings
+from .diagnostics import Diagnostics
+from .incremental import PreviousBuild
 from .writer import WriteError, diff_output, write_output
 
 
@@ -17,24 +21,71 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="codegen", description="Compile specs of LLM tools and entities into a typed Python package."
     )
-    parser.add_argument("specs", nargs="+", type=Path, help="spec files or folders (searched recursively)")
-    parser.add_argument("-o", "--output", type=Path, required=True, help="the package folder to generate")
+    parser.add_argument("specs", nargs="*", type=Path, help="spec files or folders (default: [tool.codegen] specs)")
+    parser.add_argument("-o", "--output", type=Path, help="the package folder to generate")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if OUT is out of date")
-    parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    parser.add_argument("--config", type=Path, help="a pyproject.toml to read [tool.codegen] from")
+    parser.add_argument("--emit", help=f"comma-separated outputs to write (of {', '.join(EMIT_CHOICES)})")
+    parser.add_argument("--strict", action="store_true", default=None, help="treat warnings as errors")
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument("-v", "--verbose", action="store_true", help="list what was read and written")
     verbosity.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     return parser
 
 
+def _settings(args: argparse.Namespace, diags: Diagnostics) -> Settings | None:
+    pyproject = args.config or find_pyproject(Path.cwd())
+    if args.config is not None and not args.config.is_file():
+        print(f"codegen: error: no such config file: {args.config}", file=sys.stderr)
+        return None
+    settings = load_settings(pyproject, diags) if pyproject is not None else Settings()
+    if args.specs:
+        settings.specs = list(args.specs)
+    if args.output is not None:
+        settings.output = args.output
+    if args.strict is not None:
+        settings.strict = args.strict
+    if args.emit:
+        chosen = tuple(item.strip() for item in args.emit.split(","))
+        if "python" not in chosen or any(item not in EMIT_CHOICES for item in chosen):
+            print(f"codegen: error: --emit takes 'python' and any of {', '.join(EMIT_CHOICES)}", file=sys.stderr)
+            return None
+        settings.emit = chosen
+    return settings
+
+
+def _shown(path: Path) -> Path:
+    """Paths from pyproject.toml are absolute; show them relative to where the user stands."""
+    try:
+        return path.relative_to(Path.cwd()) if path.is_absolute() else path
+    except ValueError:
+        return path
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    missing = [str(p) for p in args.specs if not p.exists()]
+    config_diags = Diagnostics()
+    settings = _settings(args, config_diags)
+    if settings is None:
+        return 2
+    if config_diags.has_errors:
+        for diagnostic in config_diags.sorted():
+            print(diagnostic.render(), file=sys.stderr)
+        return 2
+    if not settings.specs or settings.output is None:
+        print("codegen: error: give SPECS and -o OUT (or set them in [tool.codegen])", file=sys.stderr)
+        return 2
+    missing = [str(p) for p in settings.specs if not p.exists()]
     if missing:
         print(f"codegen: error: no such spec file or folder: {', '.join(missing)}", file=sys.stderr)
         return 2
-    out: Path = args.output
-    result = compile_specs(args.specs, exclude=out)
+    return _run(settings, args)
+
+
+def _run(settings: Settings, args: argparse.Namespace) -> int:
+    assert settings.output is not None
+    out = _shown(settings.output)
+    result = compile_specs(settings.specs, exclude=out, previous=PreviousBuild(out), emit=settings.emit)
     diags = result.diagnostics
     for diagnostic in diags.sorted():
         print(diagnostic.render(), file=sys.stderr)
@@ -43,10 +94,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"read {path}")
         for path in result.ignored:
             print(f"ignored {path}")
-    failed = diags.has_errors or (args.strict and len(diags) > 0)
-    if failed or result.files is None:
+    if diags.has_errors or (settings.strict and len(diags) > 0) or result.files is None:
         errors = sum(1 for d in diags.sorted() if d.severity == "error")
-        print(f"codegen: {errors} error(s); {out} left unchanged", file=sys.stderr)
+        warnings = len(diags.sorted()) - errors
+        print(f"codegen: {errors} error(s), {warnings} warning(s); {out} left unchanged", file=sys.stderr)
         return 1
     files = result.files
     if args.check:
@@ -59,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"codegen: {out} is up to date ({len(files)} files)")
         return 0
     try:
-        report = write_output(out, files)
+        report = write_output(out, files, result.keys)
     except (WriteError, OSError) as exc:
         print(f"codegen: error: {exc}", file=sys.stderr)
         return 1
@@ -69,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         for path in report.deleted:
             print(f"deleted {out / path}")
     if not args.quiet:
-        tools = sum(1 for p in files if p.startswith("schemas/") and not p.startswith("schemas/entities/"))
+        tools = sum(1 for p in files if p.startswith("schemas/") and p.count("/") == 1 and not p.startswith("schemas/tools."))
         print(
             f"codegen: {len(result.read)} spec file(s), {tools} tool(s) -> {out} "
             f"({len(report.written)} written, {len(report.unchanged)} unchanged, {len(report.deleted)} deleted)"

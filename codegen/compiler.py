@@ -6,15 +6,18 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .backends.python import render_package, runtime_files
+from .backends.python import python_units, runtime_files
 from .backends.schemas import render_schemas
 from .diagnostics import Diagnostics, SourceFile, SpecError
 from .formatting import format_all
 from .frontends import route
 from .frontends.gram import check_parameter_identity
+from .config import EMIT_CHOICES
+from .incremental import PreviousBuild, unit_key
 from .ir import SpecModule
 from .passes.build_plan import build_plan
 from .passes.resolve import build_namespace
+from .plan import PackagePlan
 
 MAX_SPEC_BYTES = 8 * 1024 * 1024
 
@@ -25,6 +28,7 @@ class CompileResult:
     diagnostics: Diagnostics
     read: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
+    keys: dict[str, str] = field(default_factory=dict)  # render keys of Python files (for the manifest)
 
 
 def discover(specs: list[Path], exclude: Path | None = None) -> tuple[list[tuple[Path, Path]], list[Path]]:
@@ -69,7 +73,13 @@ def load_source(path: Path, rel: Path, diags: Diagnostics) -> SourceFile | None:
     return SourceFile(path, display, rel, text)
 
 
-def compile_specs(specs: list[Path], exclude: Path | None = None) -> CompileResult:
+def compile_specs(
+    specs: list[Path],
+    exclude: Path | None = None,
+    previous: PreviousBuild | None = None,
+    emit: tuple[str, ...] = EMIT_CHOICES,
+) -> CompileResult:
+    """Compile `specs` into the files of OUT (in memory); `previous` lets unchanged files be reused."""
     diags = Diagnostics()
     found, ignored = discover(specs, exclude)
     result = CompileResult(None, diags, [p.as_posix() for p, _ in found], [p.as_posix() for p in ignored])
@@ -90,9 +100,34 @@ def compile_specs(specs: list[Path], exclude: Path | None = None) -> CompileResu
     plan = build_plan(program, diags)  # even after errors, so that every problem is reported in one run
     if diags.has_errors:
         return result
-    files = format_all(render_package(plan))
+    files, keys = _python_files(plan, previous or PreviousBuild(None))
     files.update(runtime_files())
     files["py.typed"] = ""
-    files.update(render_schemas(plan))
+    for path, text in render_schemas(plan).items():
+        if _emitted(path, emit):
+            files[path] = text
     result.files = dict(sorted(files.items()))
+    result.keys = keys
     return result
+
+
+def _python_files(plan: PackagePlan, previous: PreviousBuild) -> tuple[dict[str, str], dict[str, str]]:
+    files: dict[str, str] = {}
+    keys: dict[str, str] = {}
+    pending = {}
+    for unit in python_units(plan):
+        keys[unit.path] = unit_key(unit.key)
+        reused = previous.reuse(unit.path, keys[unit.path])
+        if reused is not None:
+            files[unit.path] = reused
+        else:
+            pending[unit.path] = unit.render()
+    files.update(format_all(pending))
+    return files, keys
+
+
+def _emitted(path: str, emit: tuple[str, ...]) -> bool:
+    """`schemas` are the per-tool and entity schema files; `exports` the flavoured tool lists (tools.*)."""
+    if path.startswith("schemas/tools."):
+        return "exports" in emit
+    return "schemas" in emit or not path.startswith("schemas/")

@@ -14,6 +14,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import __version__
+
 MANIFEST = ".codegen-manifest.json"
 
 
@@ -25,17 +27,25 @@ def digest(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
-def manifest_text(files: dict[str, str]) -> str:
-    listing = {path: digest(files[path]) for path in sorted(files)}
-    return json.dumps({"generator": "codegen", "files": listing}, indent=2) + "\n"
+def manifest_text(files: dict[str, str], keys: dict[str, str] | None = None) -> str:
+    """Every generated file with its content hash and, for Python files, the key it was rendered from."""
+    listing: dict[str, dict[str, str]] = {}
+    for path in sorted(files):
+        entry = {"sha256": digest(files[path])}
+        if keys and path in keys:
+            entry["key"] = keys[path]
+        listing[path] = entry
+    return json.dumps({"generator": "codegen", "version": __version__, "files": listing}, indent=2) + "\n"
 
 
-def read_manifest(out: Path) -> dict[str, str]:
+def read_manifest(out: Path) -> dict[str, dict[str, str]]:
     try:
         data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
         files = data["files"]
-        return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else {}
-    except (OSError, ValueError, KeyError, TypeError):
+        if not isinstance(files, dict):
+            return {}
+        return {str(k): {str(a): str(b) for a, b in v.items()} for k, v in files.items() if isinstance(v, dict)}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
 
 
@@ -54,7 +64,7 @@ class WriteReport:
     deleted: list[str]
 
 
-def write_output(out: Path, files: dict[str, str]) -> WriteReport:
+def write_output(out: Path, files: dict[str, str], keys: dict[str, str] | None = None) -> WriteReport:
     previous = read_manifest(out)
     targets = {rel: _inside(out, rel) for rel in files}
     for rel, target in targets.items():  # check everything before changing anything
@@ -79,7 +89,9 @@ def write_output(out: Path, files: dict[str, str]) -> WriteReport:
             target.unlink()
             deleted.append(rel)
             _prune_empty(target.parent, out.resolve())
-    _atomic_write(out / MANIFEST, manifest_text(files).encode("utf-8"))
+    manifest = manifest_text(files, keys).encode("utf-8")
+    if not (out / MANIFEST).is_file() or (out / MANIFEST).read_bytes() != manifest:
+        _atomic_write(out / MANIFEST, manifest)
     return WriteReport(written, unchanged, deleted)
 
 

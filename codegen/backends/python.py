@@ -8,7 +8,9 @@ templates need in a shape they can print without logic.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ..passes.naming import Scope
@@ -54,15 +56,36 @@ class FieldView:
     assignment: str  # "" or " = <python source>"
 
 
-def render_package(plan: PackagePlan) -> dict[str, PythonFile]:
-    """Every generated Python file of the package, by its path inside OUT (not yet formatted)."""
-    files: dict[str, PythonFile] = {}
-    for module in plan.modules:
-        files[module.path] = _render_module(module, plan)
+@dataclass(frozen=True)
+class Unit:
+    """One generated Python file before rendering: `key` names everything its text depends on, so an
+    incremental build can reuse last build's formatted file when the key is unchanged."""
+
+    path: str
+    key: Any
+    render: Callable[[], PythonFile]
+
+
+def python_units(plan: PackagePlan) -> list[Unit]:
+    """Every generated Python file of the package, by its path inside OUT (rendered on demand)."""
+    units = [
+        Unit(module.path, _module_key(module, plan), partial(_render_module, module, plan)) for module in plan.modules
+    ]
     for package in sorted(_subpackages(plan)):
-        files[f"{package}/__init__.py"] = PythonFile(render("subpackage_init.py.jinja", package=package), {})
-    files["__init__.py"] = _render_init(plan)
-    return files
+        text = render("subpackage_init.py.jinja", package=package)
+        units.append(Unit(f"{package}/__init__.py", text, partial(PythonFile, text, {})))
+    init_key = ([(m.dotted, bool(m.tools), m.exported_names()) for m in plan.modules], plan.agents)
+    units.append(Unit("__init__.py", init_key, partial(_render_init, plan)))
+    return units
+
+
+def _module_key(module: ModulePlan, plan: PackagePlan) -> Any:
+    """A module's text depends on its own plan and on where the models it imports live."""
+    referenced = {name for model in module.models for f in model.fields for name in f.type.models}
+    referenced |= {name for model in module.models if model.root for name in model.root.models}
+    referenced |= {name for tool in module.tools for p in tool.params for name in p.type.models}
+    referenced |= {name for tool in module.tools for name in tool.result.models}
+    return module, sorted((name, plan.model_modules.get(name, "")) for name in referenced)
 
 
 def runtime_files() -> dict[str, str]:

@@ -1,0 +1,120 @@
+"""`[tool.codegen]` in pyproject.toml: settings found by walking up from the working directory (SPEC §5).
+
+    [tool.codegen]
+    specs = ["specs"]          # files or folders, relative to pyproject.toml
+    output = "src/acme_tools"  # the package folder to generate
+    package = "acme_tools"     # import name of the generated package inside a wheel (build step)
+    emit = ["python", "schemas", "exports"]
+    strict = false             # warnings fail the run
+    build = true               # generate into the wheel when the package is built (setuptools)
+
+Command-line flags override these. Unknown keys, wrong types and paths that do not exist are diagnostics that
+point into pyproject.toml.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .diagnostics import Diagnostics, SourceFile, Span
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+EMIT_CHOICES = ("python", "schemas", "exports")
+_KEYS: dict[str, type | tuple[type, ...]] = {
+    "specs": (list, str),
+    "output": str,
+    "package": str,
+    "emit": list,
+    "strict": bool,
+    "build": bool,
+}
+
+
+@dataclass
+class Settings:
+    specs: list[Path] = field(default_factory=list)
+    output: Path | None = None
+    package: str | None = None
+    emit: tuple[str, ...] = EMIT_CHOICES
+    strict: bool = False
+    build: bool = False
+    source: Path | None = None  # the pyproject.toml they came from
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest pyproject.toml with a [tool.codegen] table, walking up from `start`."""
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file() and "[tool.codegen]" in candidate.read_text(encoding="utf-8", errors="replace"):
+            return candidate
+    return None
+
+
+def load_settings(pyproject: Path, diags: Diagnostics) -> Settings:
+    text = pyproject.read_text(encoding="utf-8")
+    source = SourceFile(pyproject, pyproject.as_posix(), Path(pyproject.name), text)
+    try:
+        table = tomllib.loads(text).get("tool", {}).get("codegen", {})
+    except tomllib.TOMLDecodeError as exc:
+        line, col = _toml_position(exc)
+        diags.error("config", f"pyproject.toml is not valid TOML: {exc}", Span(source, line, col))
+        return Settings(source=pyproject)
+    settings = Settings(source=pyproject)
+    root = pyproject.parent
+    for key, value in table.items():
+        span = _key_span(source, key)
+        if key not in _KEYS:
+            known = ", ".join(sorted(_KEYS))
+            diags.error("config", f"unknown setting {key!r} in [tool.codegen] (known: {known})", span)
+            continue
+        if not isinstance(value, _KEYS[key]):
+            diags.error("config", f"[tool.codegen] {key} has the wrong type ({type(value).__name__})", span)
+            continue
+        _apply(settings, key, value, root, span, diags)
+    return settings
+
+
+def _apply(settings: Settings, key: str, value: Any, root: Path, span: Span, diags: Diagnostics) -> None:
+    if key == "specs":
+        paths = [value] if isinstance(value, str) else value
+        for item in paths:
+            path = root / str(item)
+            if not path.exists():
+                diags.error("config", f"[tool.codegen] specs: {item!r} does not exist", span)
+            settings.specs.append(path)
+    elif key == "output":
+        settings.output = root / value
+    elif key == "package":
+        if not all(part.isidentifier() for part in value.split(".")):
+            diags.error("config", f"[tool.codegen] package {value!r} is not a Python package name", span)
+        settings.package = value
+    elif key == "emit":
+        unknown = [item for item in value if item not in EMIT_CHOICES]
+        if unknown or "python" not in value:
+            choices = ", ".join(EMIT_CHOICES)
+            diags.error("config", f"[tool.codegen] emit must include 'python' and list only: {choices}", span)
+        settings.emit = tuple(item for item in EMIT_CHOICES if item in value)
+    else:
+        setattr(settings, key, value)
+
+
+def _key_span(source: SourceFile, key: str) -> Span:
+    """Where `key = ...` sits inside the [tool.codegen] table (TOML parsers keep no positions)."""
+    table = re.search(r"^\[tool\.codegen\]", source.text, re.M)
+    start = table.end() if table else 0
+    match = re.compile(rf"^\s*{re.escape(key)}\s*=", re.M).search(source.text, start)
+    offset = match.start() + len(match.group()) - len(match.group().lstrip()) if match else (table.start() if table else 0)
+    return source.span(offset, offset + len(key))
+
+
+def _toml_position(exc: Exception) -> tuple[int, int]:
+    found = re.search(r"line (\d+), column (\d+)", str(exc))
+    return (int(found.group(1)), int(found.group(2))) if found else (1, 1)

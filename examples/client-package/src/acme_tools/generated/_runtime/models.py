@@ -1,0 +1,281 @@
+"""Base classes of generated models: the JSON Schema check runs before Pydantic builds the typed object.
+
+Pydantic alone coerces (`"5"` becomes `5`) and cannot express every JSON Schema keyword, so each generated model
+names the schema document it came from and the pointer to its schema, and the check below applies that schema to
+the raw instance first. Pydantic then only gives the accepted data its Python shape; where its types would still
+judge differently from the schema, the data handed to it is adjusted here (docs/semantics.md lists the cases).
+
+Data (`model_validate`, `model_validate_json`) is keyed by wire names only, as the schema says; Python field names
+are for the constructor, `Model(field_name=...)`. `model_json_schema()` is the schema the model enforces.
+"""
+
+from __future__ import annotations
+
+import datetime
+import uuid
+from collections.abc import Mapping
+from typing import Any, ClassVar, Generic, TypeVar
+from urllib.parse import quote
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    GetJsonSchemaHandler,
+    RootModel,
+    TypeAdapter,
+    model_validator,
+)
+from pydantic.functional_validators import ModelWrapValidatorHandler
+from pydantic_core import PydanticCustomError, core_schema
+
+# Private helpers of the sibling validator: its URI resolution and its list of subschema keywords.
+from .validation import (
+    _SUBSCHEMA,
+    _SUBSCHEMA_LISTS,
+    _SUBSCHEMA_MAPS,
+    Problem,
+    _resolve,
+    validate,
+)
+
+RootT = TypeVar("RootT")
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+# Pydantic turns floats into ints only within 64 bits; beyond that an integral float must arrive as an int.
+_INT64_LIMIT = 2.0**63
+# Base URIs for schemas handed to Pydantic's schema generator (see `_absolute_refs`); never fetched.
+_LOCAL_BASE = "https://codegen.invalid/"
+
+
+# -- the check ----------------------------------------------------------------------------------------------
+
+
+def to_json_data(value: Any, *, keep_models: bool = False) -> Any:
+    """Python values as the JSON data they stand for (models by alias, dates as ISO text), for the check.
+
+    With `keep_models` it is the data handed to Pydantic after the check: model instances stay as they are
+    (Pydantic takes them as they are), and integral floats too large for Pydantic's float-to-int conversion
+    become ints (the same JSON number).
+    """
+    if isinstance(value, BaseModel):
+        if keep_models:
+            return value
+        return to_json_data(value.model_dump(by_alias=True, exclude_unset=True))
+    if isinstance(value, Mapping):
+        return {
+            key: to_json_data(item, keep_models=keep_models)
+            for key, item in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [to_json_data(item, keep_models=keep_models) for item in value]
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if (
+        keep_models
+        and isinstance(value, float)
+        and value.is_integer()
+        and abs(value) >= _INT64_LIMIT
+    ):
+        return int(value)
+    return value
+
+
+def problems_error(problems: list[Problem]) -> PydanticCustomError:
+    text = "; ".join(problem.format() for problem in problems)
+    return PydanticCustomError("json_schema", "{problems}", {"problems": text})
+
+
+def _check(data: Any, schema: Any, pointer: str) -> Any:
+    """Apply the model's JSON Schema to the instance as JSON data; return the data Pydantic should type.
+
+    Pydantic gets the JSON view too (a date in a `str` field is its ISO text, as the check saw it).
+    """
+    problems = validate(to_json_data(data), schema, pointer=pointer)
+    if problems:
+        raise problems_error(problems)
+    return to_json_data(data, keep_models=True)
+
+
+def _fields_by_wire_name(cls: type[BaseModel]) -> dict[str, str]:
+    """Wire name -> Python name, for the fields whose two names differ."""
+    cached: dict[str, str] | None = cls.__dict__.get("__codegen_fields_by_wire_name__")
+    if cached is None:
+        fields = cls.model_fields.items()
+        cached = {
+            info.alias: name
+            for name, info in fields
+            if info.alias and info.alias != name
+        }
+        setattr(cls, "__codegen_fields_by_wire_name__", cached)
+    return cached
+
+
+def _shadowed_fields(cls: type[BaseModel], data: Any) -> dict[str, str]:
+    """Fields Pydantic would fill from the wrong key: their wire name is absent but their Python name is there,
+    as another field's wire name or an additional property (`populate_by_name` makes Pydantic look there).
+    """
+    if not isinstance(data, dict):
+        return {}
+    wire_names = _fields_by_wire_name(cls).items()
+    return {
+        wire: name for wire, name in wire_names if wire not in data and name in data
+    }
+
+
+def _wire_keys(cls: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:
+    """Constructor arguments keyed by wire name: a Python field name becomes its field's wire name."""
+    result: dict[str, Any] = {}
+    for key, value in data.items():
+        info = cls.model_fields.get(key)
+        wire = info.alias if info is not None and info.alias else key
+        if wire in result:
+            raise TypeError(f"{cls.__name__}() got two values for the field {wire!r}")
+        result[wire] = value
+    return result
+
+
+# -- model_json_schema() ------------------------------------------------------------------------------------
+
+
+def _schema_of(cls: type[Any]) -> dict[str, Any]:
+    """The JSON Schema the model enforces, self-contained: its own document, or for a model of a part of a
+    document, a reference into that document embedded as a schema resource."""
+    document: Any = cls.__json_schema_document__
+    pointer: str = cls.__json_schema_pointer__
+    if isinstance(document, bool):
+        return {} if document else {"not": {}}
+    if not pointer:
+        return dict(document)
+    identifier = document.get("$id")
+    if not isinstance(identifier, str):
+        identifier = f"urn:codegen:{cls.__module__}.{cls.__qualname__}"
+        document = {"$id": identifier, **document}
+    target = identifier.partition("#")[0] + "#" + quote(pointer, safe="/~!$&'()*+,;=:@")
+    return {"$ref": target, "$defs": {"document": document}}
+
+
+def _absolute_refs(schema: Any, base: str) -> Any:
+    """`schema` with every `$id`, `$ref` and `$dynamicRef` absolute and http(s): Pydantic's schema generator,
+    which embeds this schema in its own when a model is used inside another type, follows every `$ref` it sees
+    unless it is an http(s) URI. Other URIs are mapped one to one under `_LOCAL_BASE`.
+    """
+    if isinstance(schema, list):
+        return [_absolute_refs(item, base) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    result = dict(schema)
+    if isinstance(schema.get("$id"), str):
+        base = _resolve(base, schema["$id"]).partition("#")[0]
+        result["$id"] = _http(base)
+    for keyword in ("$ref", "$dynamicRef"):
+        if isinstance(schema.get(keyword), str):
+            uri, _, fragment = _resolve(base, schema[keyword]).partition("#")
+            result[keyword] = f"{_http(uri)}#{fragment}"
+    for keyword in (*_SUBSCHEMA, *_SUBSCHEMA_LISTS):
+        if keyword in schema:
+            result[keyword] = _absolute_refs(schema[keyword], base)
+    for keyword in _SUBSCHEMA_MAPS:
+        if isinstance(schema.get(keyword), dict):
+            result[keyword] = {
+                name: _absolute_refs(sub, base) for name, sub in schema[keyword].items()
+            }
+    return result
+
+
+def _http(uri: str) -> str:
+    return (
+        uri
+        if uri.startswith(("http://", "https://"))
+        else _LOCAL_BASE + quote(uri, safe="")
+    )
+
+
+def _embeddable_schema(cls: type[Any]) -> dict[str, Any]:
+    schema = _schema_of(cls)
+    base = f"urn:codegen:embedded:{cls.__module__}.{cls.__qualname__}"
+    return {"$id": _http(base), **_absolute_refs(schema, base)}
+
+
+# -- base classes -------------------------------------------------------------------------------------------
+
+
+class SchemaModel(BaseModel):
+    """A generated object model: checked against its JSON Schema, then typed."""
+
+    model_config = ConfigDict(
+        populate_by_name=True, extra="allow", protected_namespaces=()
+    )
+
+    __json_schema_document__: ClassVar[Any] = True
+    __json_schema_pointer__: ClassVar[str] = ""
+
+    def __init__(self, /, **data: Any) -> None:
+        """Keyword arguments may use Python field names as well as wire names."""
+        super().__init__(**_wire_keys(type(self), data))
+
+    # Pydantic would call a custom `__init__` from `model_validate` too; this one is for callers only (data is
+    # keyed by wire names alone), so it is marked as Pydantic's own.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _check_json_schema(
+        cls, data: Any, handler: ModelWrapValidatorHandler[Any]
+    ) -> Any:
+        if isinstance(data, cls):
+            return handler(data)
+        data = _check(data, cls.__json_schema_document__, cls.__json_schema_pointer__)
+        shadowed = _shadowed_fields(cls, data)
+        if not shadowed:
+            return handler(data)
+        # Hand each shadowed field its default under its wire name, so that Pydantic never reads its Python
+        # name; the field still counts as unset afterwards.
+        defaults = {
+            wire: cls.model_fields[name].get_default(call_default_factory=True)
+            for wire, name in shadowed.items()
+        }
+        model = handler({**data, **defaults})
+        model.__pydantic_fields_set__.difference_update(shadowed.values())
+        return model
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """The JSON Schema (draft 2020-12) this model enforces: exactly the instances it accepts."""
+        return {"$schema": DRAFT, **_schema_of(cls)}
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> dict[str, Any]:
+        return _embeddable_schema(cls)
+
+
+class SchemaRootModel(RootModel[RootT], Generic[RootT]):
+    """A generated model whose schema is not a plain object (a string, a list, a union, ...)."""
+
+    __json_schema_document__: ClassVar[Any] = True
+    __json_schema_pointer__: ClassVar[str] = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _check_json_schema(cls, data: Any) -> Any:
+        if isinstance(data, cls):
+            return data
+        return _check(data, cls.__json_schema_document__, cls.__json_schema_pointer__)
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """The JSON Schema (draft 2020-12) this model enforces: exactly the instances it accepts."""
+        return {"$schema": DRAFT, **_schema_of(cls)}
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> dict[str, Any]:
+        return _embeddable_schema(cls)
+
+
+def default_value(kind: Any, value: Any) -> Any:
+    """A field default that is not a plain literal (a model, a date), built from its JSON when used."""
+    return TypeAdapter(kind).validate_python(value)
