@@ -1,0 +1,60 @@
+"""[tool.codegen] in pyproject.toml: found by walking up, overridden by flags, checked like a spec (SPEC §5)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from test_bad_input import run_cli, write
+
+TOOL = {"name": "ping", "description": "Ping.", "parameters": {"type": "object"}}
+
+
+def test_settings_are_found_walking_up_and_flags_override_them(tmp_path: Path) -> None:
+    write(tmp_path, "specs/ping.json", TOOL)
+    write(tmp_path, "other/pong.json", {**TOOL, "name": "pong"})
+    write(tmp_path, "pyproject.toml", '[project]\nname = "x"\n\n[tool.codegen]\nspecs = ["specs"]\noutput = "gen"\n')
+    (tmp_path / "deep" / "er").mkdir(parents=True)
+    run = run_cli(cwd=tmp_path / "deep" / "er")
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "gen" / "ping.py").is_file()
+    run = run_cli("other", "-o", "elsewhere", cwd=tmp_path)
+    assert run.returncode == 0 and (tmp_path / "elsewhere" / "pong.py").is_file()
+    assert run_cli("--check", cwd=tmp_path).returncode == 0
+
+
+def test_emit_limits_what_is_written(tmp_path: Path) -> None:
+    write(tmp_path, "specs/ping.json", TOOL)
+    write(tmp_path, "pyproject.toml", '[tool.codegen]\nspecs = "specs"\noutput = "gen"\nemit = ["python"]\n')
+    assert run_cli(cwd=tmp_path).returncode == 0
+    assert (tmp_path / "gen" / "ping.py").is_file() and not (tmp_path / "gen" / "schemas").exists()
+    assert run_cli("--emit", "python,schemas", cwd=tmp_path).returncode == 0
+    assert json.loads((tmp_path / "gen" / "schemas" / "ping.json").read_text())["name"] == "ping"
+    assert run_cli("--emit", "schemas", cwd=tmp_path).returncode == 2
+
+
+def test_unknown_keys_wrong_types_and_bad_paths_are_diagnostics(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "pyproject.toml",
+        '[tool.codegen]\nspecs = ["nope"]\noutput = "gen"\nstrict = "yes"\nouptut = "typo"\nemit = ["python", "pdf"]\n',
+    )
+    run = run_cli(cwd=tmp_path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    lines = [line for line in run.stderr.splitlines() if "error[config]" in line]
+    assert [line.split(": error")[0] for line in lines] == [
+        f"{tmp_path / 'pyproject.toml'}:{n}:1" for n in (2, 4, 5, 6)
+    ]
+    assert "'nope' does not exist" in lines[0] and "wrong type" in lines[1]
+    assert "unknown setting 'ouptut'" in lines[2] and "emit" in lines[3]
+
+
+def test_invalid_toml_is_a_diagnostic(tmp_path: Path) -> None:
+    write(tmp_path, "pyproject.toml", "[tool.codegen]\nspecs = [\n")
+    run = run_cli(cwd=tmp_path)
+    assert run.returncode == 2 and "error[config]: pyproject.toml is not valid TOML" in run.stderr
+
+
+def test_no_specs_anywhere_is_a_usage_error(tmp_path: Path) -> None:
+    run = run_cli(cwd=tmp_path)
+    assert run.returncode == 2 and "give SPECS and -o OUT" in run.stderr
