@@ -16,6 +16,7 @@ from .config import EMIT_CHOICES
 from .incremental import PreviousBuild, unit_key
 from .ir import SpecModule
 from .passes.build_plan import build_plan
+from .passes.check_schemas import check_schemas
 from .passes.resolve import build_namespace
 from .plan import PackagePlan
 
@@ -95,6 +96,7 @@ def compile_specs(
             continue
         except RecursionError:
             diags.error("too-deep", "the spec is nested too deeply to read", source.span(0))
+    modules = check_schemas(modules, diags)
     check_parameter_identity(modules, diags)  # gram parameter names are global across .gram files too
     program = build_namespace(modules, diags)
     plan = build_plan(program, diags)  # even after errors, so that every problem is reported in one run
