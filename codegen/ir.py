@@ -94,6 +94,22 @@ class JArray(tuple[Any, ...]):
         return self.item_spans[index] if index < len(self.item_spans) else self.span
 
 
+# Keywords whose values are instance data, not schemas: walks over a schema never look inside them.
+DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+
+
+def schema_objects(doc: Any) -> Iterator[JObject]:
+    """Every object in a schema document outside data keywords; iterative, so depth is no risk."""
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, JArray):
+            stack.extend(reversed(node))
+        elif isinstance(node, JObject):
+            yield node
+            stack.extend(value for key, value in reversed(list(node.items())) if key not in DATA_KEYWORDS)
+
+
 def to_plain(value: Any) -> Any:
     """A JSON fragment as plain dicts and lists (for serialising and for `jsonschema`)."""
     if isinstance(value, Mapping):

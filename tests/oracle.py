@@ -46,3 +46,18 @@ def _is_date_time(value: object) -> bool:
 
 def accepts(schema: Any, instance: Any) -> bool:
     return jsonschema.Draft202012Validator(schema, format_checker=FORMATS).is_valid(instance)
+
+
+def model_accepts(model: Any, instance: Any) -> bool:
+    """A generated model's verdict on an instance; given as Python data and as JSON text, it must be the same."""
+    import json
+
+    verdicts = []
+    for load in (lambda: model.model_validate(instance), lambda: model.model_validate_json(json.dumps(instance))):
+        try:
+            load()
+            verdicts.append(True)
+        except ValueError:
+            verdicts.append(False)
+    assert verdicts[0] == verdicts[1], f"{model.__name__}: Python data and JSON text disagree on {instance!r}"
+    return verdicts[0]

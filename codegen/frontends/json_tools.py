@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from ..diagnostics import Diagnostics, SourceFile, SpecError, Span
-from ..ir import DELETE, Entity, JArray, JObject, SpecModule, Tool
+from ..ir import DELETE, Entity, JArray, JObject, SpecModule, Tool, schema_objects
 from .jsonparse import parse_json
 
 TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,127}\Z")
@@ -59,28 +59,18 @@ _OLD_DRAFT_KEYWORDS = {
 
 def check_dialect(schema: Any, diags: Diagnostics) -> None:
     """Refuse, with a diagnostic, keywords that mean something else in draft 2020-12 than where they came from."""
-    stack = [schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, JArray):
-            stack.extend(node)
-        if not isinstance(node, JObject):
-            continue
+    for node in schema_objects(schema):
         for key, value in node.items():
-            if key in ("enum", "const", "default", "examples"):
-                continue
             if key in _OLD_DRAFT_KEYWORDS:
                 hint = _OLD_DRAFT_KEYWORDS[key]
-                diags.error(
-                    "unsupported-keyword", f"{key!r} is not a draft 2020-12 keyword: {hint}", node.key_span(key)
-                )
+                message = f"{key!r} is not a draft 2020-12 keyword: {hint}"
+                diags.error("unsupported-keyword", message, node.key_span(key))
             elif key == "items" and isinstance(value, JArray):
                 diags.error(
                     "unsupported-keyword",
                     "'items' as an array is the tuple form of older drafts: use 'prefixItems' in draft 2020-12",
                     node.key_span(key),
                 )
-            stack.append(value)
 
 
 def load_tool_file(source: SourceFile, diags: Diagnostics) -> SpecModule:

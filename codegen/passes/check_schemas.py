@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
 import jsonschema
 
 from ..diagnostics import Diagnostics, Span
-from ..ir import JArray, JObject, SpecModule, to_plain
+from ..ir import JArray, JObject, SpecModule, schema_objects, to_plain
 from ..runtime.validation import compile_pattern
 
 _MAX_REPORTED = 3  # per document: the first few problems locate the mistake; the rest is noise
@@ -77,20 +78,11 @@ def _compiles(pattern: str) -> bool:
     return True
 
 
-def _bad_patterns(doc: Any, fallback: Span) -> Any:
-    stack = [doc]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, JArray):
-            stack.extend(node)
-        elif isinstance(node, JObject):
-            for key, value in node.items():
-                if key in ("enum", "const", "default", "examples"):
-                    continue
-                if key == "pattern" and isinstance(value, str) and not _compiles(value):
-                    yield node.value_span(key), value
-                if key == "patternProperties" and isinstance(value, JObject):
-                    for pattern in value:
-                        if not _compiles(pattern):
-                            yield value.key_span(pattern), pattern
-                stack.append(value)
+def _bad_patterns(doc: Any, fallback: Span) -> Iterator[tuple[Span, str]]:
+    for node in schema_objects(doc):
+        pattern = node.get("pattern")
+        if isinstance(pattern, str) and not _compiles(pattern):
+            yield node.value_span("pattern"), pattern
+        patterns = node.get("patternProperties")
+        if isinstance(patterns, JObject):
+            yield from ((patterns.key_span(p), p) for p in patterns if not _compiles(p))

@@ -14,7 +14,7 @@ import unicodedata
 from pydantic import BaseModel, RootModel
 
 # Names an annotation in a generated class body may mention; a field with one of these names would shadow it.
-_ANNOTATION_BUILTINS = {"str", "int", "float", "bool", "list", "dict", "bytes", "object", "type", "None"}
+_ANNOTATION_BUILTINS = {"str", "int", "float", "bool", "list", "dict", "None"}
 # Attributes of BaseModel/RootModel a field must not shadow (`schema`, `json`, `copy`, `model_config`, ...).
 _MODEL_ATTRIBUTES = {n for n in dir(BaseModel) + dir(RootModel) if not n.startswith("_")} | {"root"}
 # Names the generated module binds itself (imports and runtime helpers); classes must not take them.
@@ -35,6 +35,10 @@ RESERVED_CLASS_NAMES = {
     "ToolError",
     "SchemaModel",
     "SchemaRootModel",
+    "ToolConfigs",
+    "TypedDict",
+    "Iterable",
+    "Mapping",
 }
 RESERVED_MODULE_NAMES = {"schemas", "_runtime", "_validation", "__init__", "py"}
 
@@ -63,20 +67,22 @@ def _identifier(candidate: str, fallback: str) -> str:
     return candidate
 
 
-def field_name(wire: str) -> str:
-    name = _identifier(snake(wire), "field")
-    if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in _ANNOTATION_BUILTINS:
-        name += "_"
-    if name in _MODEL_ATTRIBUTES or name.startswith("model_"):
+def _unreserved(name: str, reserved: set[str]) -> str:
+    """A trailing underscore keeps a name clear of Python's keywords and of `reserved` (soft keywords such as
+    `match` and `type` are valid names and stay as they are)."""
+    if keyword.iskeyword(name) or name in reserved:
         name += "_"
     return name
+
+
+def field_name(wire: str) -> str:
+    name = _unreserved(_identifier(snake(wire), "field"), _ANNOTATION_BUILTINS | _MODEL_ATTRIBUTES)
+    # Pydantic reserves the `model_` prefix for its own (present and future) methods.
+    return name + "_" if name.startswith("model_") and not name.endswith("_") else name
 
 
 def function_name(wire: str) -> str:
-    name = _identifier(snake(wire), "tool")
-    if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in _ANNOTATION_BUILTINS:
-        name += "_"
-    return name
+    return _unreserved(_identifier(snake(wire), "tool"), _ANNOTATION_BUILTINS)
 
 
 def class_name(wire: str) -> str:
@@ -87,10 +93,7 @@ def class_name(wire: str) -> str:
 
 
 def module_name(stem: str) -> str:
-    name = _identifier(snake(stem), "spec")
-    if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in RESERVED_MODULE_NAMES:
-        name += "_"
-    return name
+    return _unreserved(_identifier(snake(stem), "spec"), RESERVED_MODULE_NAMES)
 
 
 def constant_name(python_name: str) -> str:

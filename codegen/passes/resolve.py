@@ -16,12 +16,10 @@ from typing import Any
 from urllib.parse import unquote
 
 from ..diagnostics import Diagnostics, Span
-from ..ir import DELETE, JArray, JObject, SpecModule, Tool
+from ..ir import DATA_KEYWORDS, DELETE, JArray, JObject, SpecModule, Tool, schema_objects
 from .naming import Scope
 
 ENTITY_SCHEME = "entity:"
-# Keywords whose values are data, not subschemas: never look for `$ref` inside them.
-_DATA_KEYWORDS = {"const", "enum", "default", "examples"}
 _SCHEMA_MAP_KEYWORDS = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
 
 
@@ -95,7 +93,7 @@ def iter_refs(schema: Any, pointer: str = "") -> Iterator[tuple[JObject, str]]:
             if isinstance(node.get("$ref"), str):
                 yield node, at
             for key in sorted(node, reverse=True):
-                if key in _DATA_KEYWORDS:
+                if key in DATA_KEYWORDS:
                     continue
                 value = node[key]
                 child = f"{at}/{escape_pointer(key)}"
@@ -128,16 +126,7 @@ def resolve_pointer(doc: Any, pointer: str) -> tuple[bool, Any]:
 
 def _has_ids(schema: Any) -> bool:
     """Whether the document names parts of itself (`$id`, anchors): then refs resolve by URI, at run time."""
-    stack = [schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, JObject):
-            if any(key in node for key in ("$id", "$anchor", "$dynamicAnchor")):
-                return True
-            stack.extend(v for k, v in node.items() if k not in _DATA_KEYWORDS)
-        elif isinstance(node, JArray):
-            stack.extend(node)
-    return False
+    return any(key in node for node in schema_objects(schema) for key in ("$id", "$anchor", "$dynamicAnchor"))
 
 
 class DocumentBuilder:
@@ -246,7 +235,7 @@ def _replace_refs(schema: Any, replacements: dict[str, str]) -> Any:
     if isinstance(schema, JObject):
         changes: dict[str, Any] = {}
         for key, value in schema.items():
-            if key in _DATA_KEYWORDS:
+            if key in DATA_KEYWORDS:
                 continue
             if key == "$ref" and isinstance(value, str) and value in replacements:
                 changes[key] = replacements[value]
