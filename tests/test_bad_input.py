@@ -164,3 +164,16 @@ def test_hostile_names_descriptions_defaults_and_enums(tmp_path: Path, import_pa
     with pytest.raises(ValueError):
         args_model.model_validate({"choice": "A B"})
     assert getattr(package, "PwnedModel", None) is None
+
+
+def test_invalid_schemas_are_diagnostics_at_the_spot(tmp_path: Path) -> None:
+    specs = tmp_path / "specs"
+    write(specs, "t.json", '{"name": "t", "parameters": {"type": "object", "properties": {\n'
+                           '  "a": {"type": "strnig"},\n  "b": {"minimum": "3"},\n  "c": {"pattern": "(unclosed"}}}}')
+    result = compile_result(specs)
+    found = [(d.span.line, d.span.col, d.message) for d in result.diagnostics.sorted() if d.span]
+    assert found == [
+        (2, 16, "unknown type 'strnig'; did you mean 'string'?"),
+        (3, 19, "not a valid JSON Schema: expected number, got string"),
+        (4, 19, "pattern '(unclosed' is not a valid regular expression"),
+    ]
