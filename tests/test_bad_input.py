@@ -173,7 +173,7 @@ def test_invalid_schemas_are_diagnostics_at_the_spot(tmp_path: Path) -> None:
     result = compile_result(specs)
     found = [(d.span.line, d.span.col, d.message) for d in result.diagnostics.sorted() if d.span]
     assert found == [
-        (2, 16, "unknown type 'strnig'; did you mean 'string'?"),
-        (3, 19, "not a valid JSON Schema: expected number, got string"),
-        (4, 19, "pattern '(unclosed' is not a valid regular expression"),
+        (2, 17, "unknown type 'strnig'; did you mean 'string'?"),
+        (3, 20, "not a valid JSON Schema: expected number, got string"),
+        (4, 20, "pattern '(unclosed' is not a valid regular expression"),
     ]
