@@ -20,6 +20,7 @@ from ..ir import DATA_KEYWORDS, DELETE, JArray, JObject, SpecModule, Tool, schem
 from .naming import Scope
 
 ENTITY_SCHEME = "entity:"
+META_SCHEMA_BASE = "https://json-schema.org/draft/2020-12/"
 _SCHEMA_MAP_KEYWORDS = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
 
 
@@ -206,16 +207,18 @@ class DocumentBuilder:
                     return None
             return "local", None
         file_part, _, fragment = ref.partition("#")
+        if file_part.startswith(META_SCHEMA_BASE):
+            return None  # the draft 2020-12 meta-schemas travel with the runtime validator
         if file_part.endswith(".json") and "://" not in file_part:
             base = module.source.path.resolve().parent.as_posix()
             path = posixpath.normpath(posixpath.join(base, unquote(file_part)))
             name = self.program.entity_files.get(path)
-            if name is None:
-                self.diags.error(
-                    "ref-unresolved", f"$ref {ref!r}: no spec file {file_part!r} defines an entity", span
-                )
+            if name is not None:
+                return "entity", (name, fragment)
+            if not has_ids:
+                message = f"$ref {ref!r}: no spec file {file_part!r} defines an entity"
+                self.diags.error("ref-unresolved", message, span)
                 return None
-            return "entity", (name, fragment)
         if has_ids:
             return None  # resolved against the document's own `$id`s at run time
         self.diags.error(

@@ -1,0 +1,242 @@
+"""Generated models mean exactly what their schemas mean: the official JSON Schema test suite, through the
+compiler.
+
+Every group of ../shared/conformance/json-schema-test-suite/draft2020-12/*.json becomes one `*.schema.json` entity
+spec; all groups are compiled together into one package. Each test instance goes to the group's model twice, as
+JSON text (`model_validate_json`) and as Python data (`model_validate`); a case agrees when both forms give the
+suite's verdict. A group the compiler refuses (with a diagnostic) disagrees on all its cases; a crash, a model
+raising anything but a validation error, or a generated module that does not import fails the test outright.
+
+The agreement may not fall below `conformance_ratchet.json`, and the test asks for the ratchet to be raised when
+it is higher, so the figure only goes up.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from pydantic import ValidationError
+
+from codegen.compiler import compile_specs
+from codegen.passes.naming import class_name, module_name
+from codegen.writer import write_output
+from conftest import shared
+
+RATCHET = Path(__file__).with_name("conformance_ratchet.json")
+# Remote documents and vocabularies are out of scope: generated code never fetches a document.
+LEFT_OUT = {"refRemote.json", "dynamicRef.json", "vocabulary.json"}
+PACKAGE = "suite_gen"
+
+
+@dataclass
+class Group:
+    file: str
+    index: int
+    description: str
+    schema: Any
+    tests: list[dict[str, Any]]
+
+    @property
+    def stem(self) -> str:
+        base = re.sub(r"[^a-z0-9]+", "_", self.file[: -len(".json")].lower()).strip("_")
+        return f"{base}_{self.index:03d}"
+
+    @property
+    def entity(self) -> str:
+        """The entity name: the unique title given to an object schema, the file stem of a boolean one."""
+        if isinstance(self.schema, bool):
+            return self.stem
+        return "Suite" + "".join(part.capitalize() for part in self.stem.split("_"))
+
+    def spec_text(self) -> str:
+        schema = (
+            {**self.schema, "title": self.entity}
+            if isinstance(self.schema, dict)
+            else self.schema
+        )
+        return json.dumps(schema, indent=1)
+
+
+@dataclass
+class Suite:
+    groups: list[Group]
+    out: Path
+    refused: dict[str, str]  # stem -> the compiler's diagnostic
+    models: dict[str, type[Any]]  # stem -> model
+
+
+@dataclass
+class Tally:
+    agree: Counter[str] = field(default_factory=Counter)
+    total: Counter[str] = field(default_factory=Counter)
+    disagreements: list[str] = field(default_factory=list)
+
+
+def load_groups() -> list[Group]:
+    folder = shared("conformance", "json-schema-test-suite", "draft2020-12")
+    groups = []
+    for path in sorted(folder.glob("*.json")):
+        if path.name in LEFT_OUT:
+            continue
+        for index, group in enumerate(json.loads(path.read_text(encoding="utf-8"))):
+            groups.append(
+                Group(
+                    path.name,
+                    index,
+                    group["description"],
+                    group["schema"],
+                    group["tests"],
+                )
+            )
+    return groups
+
+
+def compile_groups(
+    groups: list[Group], folder: Path
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Compile every group in one run; leave out the groups the compiler refuses and compile the rest again."""
+    specs = folder / "specs"
+    specs.mkdir()
+    for group in groups:
+        (specs / f"{group.stem}.schema.json").write_text(
+            group.spec_text(), encoding="utf-8"
+        )
+    refused: dict[str, str] = {}
+    while True:
+        result = compile_specs([specs])
+        if result.files is not None:
+            return result.files, refused
+        errors = [d for d in result.diagnostics.sorted() if d.severity == "error"]
+        culprits = {
+            d.span.source.path.name[: -len(".schema.json")]: d.render()
+            for d in errors
+            if d.span
+        }
+        assert culprits, "the compiler failed without naming a file:\n" + "\n".join(
+            d.render() for d in errors
+        )
+        for stem, message in culprits.items():
+            refused.setdefault(stem, message)
+            (specs / f"{stem}.schema.json").unlink()
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Suite]:
+    folder = tmp_path_factory.mktemp("conformance")
+    groups = load_groups()
+    files, refused = compile_groups(groups, folder)
+    out = folder / PACKAGE
+    write_output(out, files)
+    sys.path.insert(0, str(folder))
+    try:
+        models = {}
+        for group in groups:
+            if group.stem not in refused:  # every module must import
+                module = importlib.import_module(f"{PACKAGE}.{module_name(group.stem)}")
+                models[group.stem] = getattr(module, class_name(group.entity))
+        yield Suite(groups, out, refused, models)
+    finally:
+        sys.path.remove(str(folder))
+        for name in [
+            m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")
+        ]:
+            del sys.modules[name]
+
+
+def verdict(model: type[Any], instance: Any, where: str) -> bool | None:
+    """Whether the model accepts `instance` both as Python data and as JSON text; None when the forms differ."""
+    verdicts = []
+    for form, load in (
+        ("Python data", lambda: model.model_validate(instance)),
+        ("JSON text", lambda: model.model_validate_json(json.dumps(instance))),
+    ):
+        try:
+            load()
+            verdicts.append(True)
+        except ValidationError:
+            verdicts.append(False)
+        except Exception as exc:  # a crash fails the test; it is never a verdict
+            raise AssertionError(
+                f"{where}: the model crashed on {instance!r} as {form}: {exc!r}"
+            ) from exc
+    return verdicts[0] if verdicts[0] == verdicts[1] else None
+
+
+def tally(suite: Suite) -> Tally:
+    result = Tally()
+    for group in suite.groups:
+        result.total[group.file] += len(group.tests)
+        model = suite.models.get(group.stem)
+        for test in group.tests if model is not None else ():
+            where = f"{group.file} #{group.index} {group.description!r} / {test['description']!r}"
+            seen = verdict(model, test["data"], where)
+            if seen is test["valid"]:
+                result.agree[group.file] += 1
+            else:
+                shown = (
+                    "the two forms disagree"
+                    if seen is None
+                    else ("accepted" if seen else "rejected")
+                )
+                expected = "valid" if test["valid"] else "invalid"
+                result.disagreements.append(
+                    f"{where}: {shown}, the suite says {expected}"
+                )
+    return result
+
+
+def report(suite: Suite, result: Tally) -> str:
+    agree, total = sum(result.agree.values()), sum(result.total.values())
+    lines = [
+        f"{name:30} {result.agree[name]:4}/{result.total[name]:<4}"
+        for name in sorted(result.total)
+    ]
+    lines.append(f"{'total':30} {agree:4}/{total:<4} ({100 * agree / total:.2f}%)")
+    for group in suite.groups:
+        if group.stem in suite.refused:
+            first = suite.refused[group.stem].splitlines()[0].split(": ", 1)[1]
+            lines.append(
+                f"refused: {group.file} #{group.index} {group.description!r}: {first}"
+            )
+    lines += [f"disagrees: {item}" for item in result.disagreements]
+    return "\n".join(lines)
+
+
+def test_generated_models_agree_with_the_official_suite(
+    suite: Suite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = tally(suite)
+    agree, total = sum(result.agree.values()), sum(result.total.values())
+    with capsys.disabled():
+        print("\n" + report(suite, result))
+    recorded = json.loads(RATCHET.read_text(encoding="utf-8"))["agree"]
+    assert (
+        agree >= recorded
+    ), f"conformance fell to {agree}/{total}, below the ratchet ({recorded})"
+    assert (
+        agree <= recorded
+    ), f"conformance rose to {agree}/{total}: raise 'agree' in {RATCHET.name} to {agree}"
+
+
+def test_emitted_schemas_are_valid_and_are_what_the_models_enforce(
+    suite: Suite,
+) -> None:
+    for group in suite.groups:
+        model = suite.models.get(group.stem)
+        if model is None:
+            continue
+        path = suite.out / "schemas" / "entities" / f"{model.__name__}.json"
+        emitted = json.loads(path.read_text(encoding="utf-8"))
+        # Formats are annotations in 2020-12 (and Python cannot compile every ECMA-262 `pattern`).
+        jsonschema.Draft202012Validator.check_schema(emitted, format_checker=None)
+        assert model.model_json_schema() == emitted, path.name
