@@ -103,7 +103,7 @@ def compile_specs(
     if diags.has_errors:
         return result
     files, keys = _python_files(plan, previous or PreviousBuild(None))
-    files.update(runtime_files())
+    files.update(runtime_files(plan, files))
     files["py.typed"] = ""
     for path, text in render_schemas(plan).items():
         if _emitted(path, emit):

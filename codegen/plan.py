@@ -77,6 +77,49 @@ class ParamPlan:
     type: PyType
     default_src: str | None  # Python source of the default, None when required
     from_context: str | None = None
+    wire: str = ""  # a context-fed parameter's name in the spec
+    context_default: Any = None  # its JSON default, when it is optional
+
+
+@dataclass(frozen=True)
+class SqlBind:
+    """One bind parameter of a SQL statement: an argument of the model, or a context-fed value."""
+
+    name: str  # the placeholder (and the argument's wire name)
+    attr: str | None  # the args model attribute; None for a context-fed value
+    param: ParamPlan | None = None  # the context-fed parameter
+
+
+@dataclass(frozen=True)
+class SqlPlan:
+    """A SQL tool's generated implementation (SPEC §4: `T_SQL`, `bind_t`, `t`) and how rows map to its result."""
+
+    const: str  # GET_ORDERS_SQL
+    text: str  # the statement as SQLAlchemy's `text()` takes it
+    bind_func: str  # bind_get_orders
+    execute_func: str  # execute_get_orders
+    impl_func: str  # the private wrapper `dispatch` calls
+    connection: str  # the context holds it at databases.<connection>
+    binds: tuple[SqlBind, ...]
+    expanding: tuple[str, ...]  # list parameters used as `IN :name`
+    rows: str  # "void" | "one" | "all" | "value" | "values"
+    row_type: PyType | None  # the entity model, or the type of a value
+    columns: dict[str, str] = field(default_factory=dict)  # entity column -> kind ("boolean", "date-time", ...)
+    closed: bool = True  # the entity declares every column it takes
+    types: dict[str, str] = field(default_factory=dict)  # placeholder -> "integer", "decimal", "date", ...
+
+
+@dataclass(frozen=True)
+class ResourcePlan:
+    """A Brimley resource: its arguments model, and `match_r` / `format_r` over its path template."""
+
+    name: str
+    description: str | None
+    args_model: str
+    path_const: str  # DOC_PAGE_PATH
+    path: str
+    match_func: str
+    format_func: str
 
 
 @dataclass(frozen=True)
@@ -94,8 +137,14 @@ class ToolPlan:
     params: tuple[ParamPlan, ...]
     llm_schema: dict[str, Any]  # OUT/schemas/<tool>.json
     config_model: str | None = None
+    config_param: str | None = None  # the stub's keyword parameter receiving the config model
     group: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    sql: SqlPlan | None = None  # set for SQL tools: codegen implements them (they are not in `Tools`)
+
+    @property
+    def context_params(self) -> tuple[ParamPlan, ...]:
+        return tuple(p for p in self.params if p.from_context is not None)
 
 
 @dataclass(frozen=True)
@@ -117,10 +166,16 @@ class ModulePlan:
     models: list[ModelPlan] = field(default_factory=list)
     tools: list[ToolPlan] = field(default_factory=list)
     entities: list[str] = field(default_factory=list)  # class names of entity models defined here
+    resources: list[ResourcePlan] = field(default_factory=list)
 
     def exported_names(self) -> list[str]:
         names = [m.class_name for m in self.models]
-        names += [f"{t.prefix}Fn" for t in self.tools]
+        names += [f"{t.prefix}Fn" for t in self.tools if t.sql is None]
+        for t in self.tools:
+            if t.sql is not None:
+                names += [t.sql.const, t.sql.bind_func, t.sql.execute_func, t.func]
+        for r in self.resources:
+            names += [r.path_const, r.match_func, r.format_func]
         names += list(self.constants)
         return names
 

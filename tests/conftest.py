@@ -12,6 +12,7 @@ import pytest
 
 from codegen.compiler import CompileResult, compile_specs
 from codegen.writer import write_output
+from pg import postgres_url  # noqa: F401  (a throwaway PostgreSQL server, session scope)
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"

@@ -19,7 +19,9 @@ from ..render import render
 from ..resources import runtime_source
 from .literals import LINE_LENGTH, black_literal, py_literal
 
-RUNTIME_FILES = ("__init__.py", "models.py", "dispatch.py", "validation.py")
+RUNTIME_FILES = ("__init__.py", "models.py", "dispatch.py", "validation.py", "exports.py")
+# Carried only by packages that use them: sql.py imports SQLAlchemy, which other packages need not install.
+OPTIONAL_RUNTIME_FILES = ("sql.py", "paths.py")
 
 
 @dataclass
@@ -88,9 +90,15 @@ def _module_key(module: ModulePlan, plan: PackagePlan) -> Any:
     return module, sorted((name, plan.model_modules.get(name, "")) for name in referenced)
 
 
-def runtime_files() -> dict[str, str]:
-    """The runtime every package carries, verbatim (it is kept black-formatted in the repo)."""
-    return {f"_runtime/{name}": runtime_source(name) for name in RUNTIME_FILES}
+def runtime_files(plan: PackagePlan, generated: dict[str, str]) -> dict[str, str]:
+    """The runtime a package carries, verbatim (it is kept black-formatted in the repo): the core modules, and
+    `sql.py` / `paths.py` when some generated module imports them."""
+    names = list(RUNTIME_FILES)
+    for name in OPTIONAL_RUNTIME_FILES:
+        module = f"_runtime import {name[:-3]} as"
+        if any(module in text for path, text in generated.items() if path.endswith(".py")):
+            names.append(name)
+    return {f"_runtime/{name}": runtime_source(name) for name in names}
 
 
 def _subpackages(plan: PackagePlan) -> set[str]:
@@ -214,7 +222,8 @@ def _render_init(plan: PackagePlan) -> PythonFile:
             parent, _, leaf = f".{module.dotted}".rpartition(".")
             alias = aliases.claim("_" + module.dotted.replace(".", "_"))
             tool_modules.append((parent or ".", (alias, leaf)))
-    exported = ["AGENTS", "TOOLS", "AgentSpec", "ToolError", "ToolResult", "ToolSpec", "Tools", "dispatch"]
+    exported = ["AGENTS", "TOOLS", "AgentSpec", "ToolConfigs", "ToolError", "ToolResult", "ToolSpec", "Tools"]
+    exported += ["dispatch", "export_tools"]
     exported += sorted({name for module in plan.modules for name in module.exported_names()})
     constants = _Constants()
     text = render(

@@ -1,7 +1,8 @@
 """Front ends: one per spec format; each turns a file into a `SpecModule` and diagnostics, never code.
 
 A front end is a function `(SourceFile, Diagnostics) -> SpecModule` that records problems and raises
-`SpecError` when the file as a whole cannot be read. `route` picks the front end from the file name (SPEC §2).
+`SpecError` when the file as a whole cannot be read. `route` picks the front end from the file name (SPEC §2),
+and for a `.sql` file from its first bytes: only one that opens with the Brimley `/* --- … --- */` block is a spec.
 """
 
 from __future__ import annotations
@@ -30,4 +31,12 @@ def route(path: Path) -> FrontEnd | None:
         from .json_tools import load_tool_file
 
         return load_tool_file
+    if name.endswith((".yaml", ".yml")):
+        from .brimley import load_brimley_yaml
+
+        return load_brimley_yaml
+    if name.endswith(".sql"):
+        from .brimley import has_sql_header, load_brimley_sql
+
+        return load_brimley_sql if has_sql_header(path) else None
     return None

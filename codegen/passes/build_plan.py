@@ -8,6 +8,7 @@ from typing import Any
 from ..diagnostics import Diagnostics, Span
 from ..ir import SpecModule, Tool, to_plain
 from ..plan import ANY, NONE, AgentPlan, ModulePlan, PackagePlan, ParamPlan, PyType, ToolPlan
+from .brimley_plan import context_params, resource_plan, sql_plan
 from .naming import RESERVED_CLASS_NAMES, Scope, class_name, constant_name, function_name, module_name, snake
 from .pytypes import DocumentTyper, is_structured_object
 from .resolve import Document, DocumentBuilder, Program
@@ -50,6 +51,8 @@ class PlanBuilder:
                 tool_plan = self._tool(tool, spec, plan)
                 plan.tools.append(tool_plan)
                 package.tools.append(tool_plan)
+            for resource in spec.resources:
+                plan.resources.append(resource_plan(self, resource, spec, plan))
             for agent in spec.agents:
                 metadata = to_plain(dict(agent.metadata))
                 package.agents.append(AgentPlan(agent.name, agent.description, agent.tools, metadata))
@@ -120,11 +123,29 @@ class PlanBuilder:
             config_doc = self.documents.build(tool.config_schema, spec)
             config_const = self.constants.claim(f"{upper}_CONFIG_SCHEMA")
             config_cls = self.classes.claim(f"{prefix}Config")
-            default_doc = f"Instantiation configuration of the tool `{tool.name}`."
+            own_doc = tool.config_schema.get("description")
+            if not (isinstance(own_doc, str) and own_doc.strip()):
+                own_doc = f"Instantiation configuration of the tool `{tool.name}`."
+            default_doc = own_doc
             self._typer(config_doc, config_const, plan).root_model(config_cls, default_doc, force_object=True)
             config_model = config_cls
 
         params = tuple(ParamPlan(f.py_name, f.type, _default_source(f)) for f in args.fields)
+        params += context_params(self, tool, spec, plan, args.fields)  # Brimley `from_context`, after the LLM's
+        sql = None
+        if tool.sql is not None:  # a SQL tool: codegen writes its implementation
+            sql = sql_plan(self, tool, func, upper, result, params, args.fields)
+            if sql.rows == "one":  # one row, or None when there is none
+                result = PyType.union([result, NONE])
+        config_param = None
+        if config_model is not None:  # passed by `dispatch(..., config=...)`, after the LLM's arguments
+            taken = {p.py_name for p in params}
+            config_param = "config" if "config" not in taken else "tool_config"
+            number = 1
+            while config_param in taken:
+                number += 1
+                config_param = f"tool_config_{number}"
+            params += (ParamPlan(config_param, PyType(config_model, frozenset({config_model})), None),)
         return ToolPlan(
             name=tool.name,
             func=func,
@@ -139,8 +160,10 @@ class PlanBuilder:
             params=params,
             llm_schema=llm,
             config_model=config_model,
+            config_param=config_param,
             group=tool.group,
             metadata=to_plain(dict(tool.metadata)),
+            sql=sql,
         )
 
 
@@ -171,4 +194,7 @@ def _plain_default_fits(kind: PyType, value: Any) -> bool:
 
 
 def build_plan(program: Program, diags: Diagnostics) -> PackagePlan:
+    from ..frontends.brimley_link import link
+
+    link(program, diags)  # Brimley: entity_ref inheritance, SQL placeholders, resources (needs every file)
     return PlanBuilder(program, diags).build()

@@ -76,7 +76,8 @@ def _unreserved(name: str, reserved: set[str]) -> str:
 
 
 def field_name(wire: str) -> str:
-    name = _unreserved(_identifier(snake(wire), "field"), _ANNOTATION_BUILTINS | _MODEL_ATTRIBUTES)
+    # `self` would collide with the stub methods' own first parameter.
+    name = _unreserved(_identifier(snake(wire), "field"), _ANNOTATION_BUILTINS | _MODEL_ATTRIBUTES | {"self"})
     # Pydantic reserves the `model_` prefix for its own (present and future) methods.
     return name + "_" if name.startswith("model_") and not name.endswith("_") else name
 
