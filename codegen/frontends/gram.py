@@ -5,7 +5,9 @@
     ]
 
 `load_gram_file` parses a file (gram_syntax) and lowers its subject patterns into the IR: `:Tool` patterns become
-`Tool`s, `:Agent` patterns an `Agent` plus the tools nested in it, `:Entity` patterns `Entity`s. Types are lowered
+`Tool`s, `:Agent` patterns an `Agent` plus the tools nested in it, `:Entity` patterns `Entity`s. A tool may have,
+beside its signature, one `[:Config | (apiKey::Text), …]` element: its instantiation config, whose nodes are
+fields like an entity's (a closed object schema, `Tool.config_schema`). Types are lowered
 by gram_types into JSON Schema fragments, so the same tool in gram, JSON or Brimley gives identical output.
 
 gram identifiers are global: a parameter name means one thing in the whole file, so its declarations must agree on
@@ -197,11 +199,13 @@ class _Lowering:
             for element in pattern.elements:
                 if isinstance(element, SubjectPattern) and self._role(element) == "Tool":
                     yield from self._parameter_nodes_in(element)
-        elif role == "Tool" and pattern.elements and isinstance(pattern.elements[0], Path):
-            identifier = pattern.subject.identifier if pattern.subject else None
-            owner = f"tool '{identifier.text}'" if identifier else "an unnamed tool"
-            for node in _parameter_nodes(pattern.elements[0]):
-                yield node, owner
+        elif role == "Tool":
+            signature = [e for e in pattern.elements if not _is_config(e)]
+            if signature and isinstance(signature[0], Path):
+                identifier = pattern.subject.identifier if pattern.subject else None
+                owner = f"tool '{identifier.text}'" if identifier else "an unnamed tool"
+                for node in _parameter_nodes(signature[0]):
+                    yield node, owner
 
     def _declare(self, param: _Param) -> None:
         first = self.params.get(param.name)
@@ -293,12 +297,16 @@ class _Lowering:
         if signature is None:
             return None
         input_schema, output_schema, void = signature
+        config_schema = self._config(pattern, name)
+        if config_schema is False:
+            return None
         return Tool(
             name=name.text,
             span=self.span(name),
             description=description,
             input_schema=input_schema,
             output_schema=output_schema,
+            config_schema=config_schema if isinstance(config_schema, JObject) else None,
             returns_void=void,
             metadata=self._metadata(entries),
             group=group,
@@ -327,16 +335,44 @@ class _Lowering:
         output_schema, void = returns
         return input_schema, output_schema, void
 
+    def _config(self, pattern: SubjectPattern, name: Name) -> JObject | None | bool:
+        """The tool's instantiation config, from a `[:Config | (apiKey::Text), (limit::Int {default: 5})]`
+        element: its nodes are fields, like an entity's, making a closed object schema. None when there is
+        none, False after an error."""
+        configs = [e for e in pattern.elements if isinstance(e, SubjectPattern) and _is_config(e)]
+        if not configs:
+            return None
+        what = f"the config of tool '{name.text}'"
+        if len(configs) > 1:
+            self.diags.error(
+                "gram-config", f"tool '{name.text}' has more than one [:Config | …] element", self.span(configs[1])
+            )
+            return False
+        config = configs[0]
+        assert config.subject is not None
+        entries = self.types.entries(config.subject.record.entries, what) if config.subject.record else {}
+        if entries is None:
+            return False
+        description = self._description(entries, what, self.span(config.subject), required=False)
+        for key in entries:
+            if key != "description":
+                self.diags.warning(
+                    "gram-key", f"{what}: the key '{key}' means nothing here and is ignored", self.span(entries[key].key)
+                )
+        schema = self._entity_schema(config, what, description)
+        return schema if schema is not None else False
+
     def _signature_path(self, pattern: SubjectPattern, name: Name) -> Path | None:
         example = f'[{name.text}:Tool {{description: "…"}} | (x::Text)==>(::String)]'
-        if not pattern.elements:
+        elements = [e for e in pattern.elements if not _is_config(e)]
+        if not elements:
             self.diags.error(
                 "gram-signature",
                 f"tool '{name.text}' has no signature; write it after '|', e.g. {example}",
                 self.span(name),
             )
             return None
-        first = pattern.elements[0]
+        first = elements[0]
         if not isinstance(first, Path):
             self.diags.error(
                 "gram-signature",
@@ -344,12 +380,13 @@ class _Lowering:
                 self.span(first),
             )
             return None
-        if len(pattern.elements) > 1:
+        if len(elements) > 1:
             self.diags.error(
                 "gram-signature",
-                f"tool '{name.text}' has {len(pattern.elements)} elements; a tool has exactly one, its signature "
-                "(curry the parameters into one path: (a::Text)==>(b::Int)==>(::String))",
-                self.span(pattern.elements[1]),
+                f"tool '{name.text}' has {len(elements)} elements; a tool has exactly one signature "
+                "(curry the parameters into one path: (a::Text)==>(b::Int)==>(::String)), "
+                "and at most one [:Config | (apiKey::Text)] element",
+                self.span(elements[1]),
             )
             return None
         return first
@@ -562,6 +599,12 @@ def _object_schema(
         out.put("required", JArray(required, span, tuple(required_spans)))
     out.put("additionalProperties", False)
     return out.done()
+
+
+def _is_config(element: Any) -> bool:
+    """A `[:Config | …]` element of a tool: its instantiation config."""
+    subject = element.subject if isinstance(element, SubjectPattern) else None
+    return subject is not None and [label.name.text for label in subject.labels] == ["Config"]
 
 
 def _parameter_nodes(path: Path) -> list[Node]:
