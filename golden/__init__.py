@@ -3,16 +3,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Protocol
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal, Protocol, TypedDict
 
-from ._runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec, call_tool
+from ._runtime import exports as _exports
+from ._runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec, run_tool
+from .brimley.assistants import dunning_letter as _brimley_assistants_dunning_letter
+from .brimley.assistants import exchange_rate as _brimley_assistants_exchange_rate
+from .brimley.assistants import forecast_cash as _brimley_assistants_forecast_cash
+from .brimley.invoices import get_invoice as _brimley_invoices_get_invoice
+from .brimley.invoices import list_invoices as _brimley_invoices_list_invoices
+from .brimley.invoices import mark_invoice_paid as _brimley_invoices_mark_invoice_paid
+from .brimley.invoices import open_balance as _brimley_invoices_open_balance
 from .gram import assistant as _gram_assistant
 from .gram import greeting as _gram_greeting
 from .gram import people as _gram_people
 from .shop.billing import orders as _shop_billing_orders
 from .shop import sandbox_lilux as _shop_sandbox_lilux
 from .shop import search as _shop_search
+from .brimley.assistants.dunning_letter import *  # noqa: F401,F403
+from .brimley.assistants.exchange_rate import *  # noqa: F401,F403
+from .brimley.assistants.forecast_cash import *  # noqa: F401,F403
+from .brimley.docs.help_page import *  # noqa: F401,F403
+from .brimley.entities.invoice import *  # noqa: F401,F403
+from .brimley.entities.invoice_filter import *  # noqa: F401,F403
+from .brimley.invoices.get_invoice import *  # noqa: F401,F403
+from .brimley.invoices.list_invoices import *  # noqa: F401,F403
+from .brimley.invoices.mark_invoice_paid import *  # noqa: F401,F403
+from .brimley.invoices.open_balance import *  # noqa: F401,F403
 from .gram.assistant import *  # noqa: F401,F403
 from .gram.greeting import *  # noqa: F401,F403
 from .gram.people import *  # noqa: F401,F403
@@ -25,6 +43,13 @@ from .shop.search import *  # noqa: F401,F403
 
 
 class Tools(
+    _brimley_assistants_dunning_letter.Tools,
+    _brimley_assistants_exchange_rate.Tools,
+    _brimley_assistants_forecast_cash.Tools,
+    _brimley_invoices_get_invoice.Tools,
+    _brimley_invoices_list_invoices.Tools,
+    _brimley_invoices_mark_invoice_paid.Tools,
+    _brimley_invoices_open_balance.Tools,
     _gram_assistant.Tools,
     _gram_greeting.Tools,
     _gram_people.Tools,
@@ -39,6 +64,13 @@ class Tools(
 TOOLS: dict[str, ToolSpec] = {
     spec.name: spec
     for specs in (
+        _brimley_assistants_dunning_letter.TOOL_SPECS,
+        _brimley_assistants_exchange_rate.TOOL_SPECS,
+        _brimley_assistants_forecast_cash.TOOL_SPECS,
+        _brimley_invoices_get_invoice.TOOL_SPECS,
+        _brimley_invoices_list_invoices.TOOL_SPECS,
+        _brimley_invoices_mark_invoice_paid.TOOL_SPECS,
+        _brimley_invoices_open_balance.TOOL_SPECS,
         _gram_assistant.TOOL_SPECS,
         _gram_greeting.TOOL_SPECS,
         _gram_people.TOOL_SPECS,
@@ -68,28 +100,63 @@ AGENTS: dict[str, AgentSpec] = {
 """Agents and the tools each may call (gram `:Agent` patterns)."""
 
 
+ToolConfigs = TypedDict(
+    "ToolConfigs",
+    {
+        "forecast_cash": ForecastCashConfig,
+        "run_sandboxed_script": RunSandboxedScriptConfig,
+    },
+    total=False,
+)
+"""The instantiation config of each tool that declares one, by tool name: built (and validated) once by the
+application, passed to `dispatch(..., config=...)`, handed to the implementation; never shown to an LLM."""
+
+
 def dispatch(
     name: str,
     arguments: str | bytes | Mapping[str, Any],
     impl: Tools | None = None,
     context: Any = None,
+    *,
+    config: ToolConfigs | None = None,
+    flavour: Literal["openai", "anthropic", "mcp"] | None = None,
 ) -> ToolResult:
     """Run the tool `name`: validate `arguments` (JSON text or a mapping), call `impl`, validate the result.
 
+    `config` holds the tools' instantiation configs; `flavour` names the format the LLM saw the tools in
+    (`export_tools`): its tool names are accepted, and "openai" strict-mode arguments are read back first.
     Failures come back as a `ToolResult` whose `error` an LLM can read; no traceback reaches the caller.
     """
-    return call_tool(TOOLS.get(name), name, arguments, impl, context)
+    return run_tool(
+        TOOLS, name, arguments, impl, context, config=config, flavour=flavour
+    )
+
+
+def export_tools(
+    flavour: Literal["openai", "anthropic", "mcp", "xml"],
+    names: Iterable[str] | None = None,
+) -> Any:
+    """The tools (all, or `names`) as an LLM API takes them, as in `schemas/tools.<flavour>.*`: a list of tool
+    objects ("openai", "anthropic"), a `tools/list` result ("mcp"), or XML text ("xml").
+    """
+    chosen = sorted(TOOLS) if names is None else list(names)
+    exported = _exports.export_names(TOOLS, flavour)
+    return _exports.export_tools(
+        [TOOLS[n].definition() for n in chosen], flavour, exported
+    )
 
 
 __all__: list[str] = [
     "AGENTS",
     "TOOLS",
     "AgentSpec",
+    "ToolConfigs",
     "ToolError",
     "ToolResult",
     "ToolSpec",
     "Tools",
     "dispatch",
+    "export_tools",
     "CANCEL_ORDER_INPUT_SCHEMA",
     "CATEGORY_SCHEMA",
     "CUSTOMER_SCHEMA",
@@ -97,25 +164,62 @@ __all__: list[str] = [
     "CancelOrderFn",
     "Category",
     "Customer",
+    "DUNNING_LETTER_INPUT_SCHEMA",
+    "DUNNING_LETTER_OUTPUT_SCHEMA",
+    "DunningLetterArgs",
+    "DunningLetterFn",
+    "EXCHANGE_RATE_INPUT_SCHEMA",
+    "EXCHANGE_RATE_OUTPUT_SCHEMA",
+    "ExchangeRateArgs",
+    "ExchangeRateFn",
     "FIND_PEOPLE_INPUT_SCHEMA",
     "FIND_PEOPLE_OUTPUT_SCHEMA",
+    "FORECAST_CASH_CONFIG_SCHEMA",
+    "FORECAST_CASH_INPUT_SCHEMA",
+    "FORECAST_CASH_OUTPUT_SCHEMA",
     "FindPeopleArgs",
     "FindPeopleFn",
+    "ForecastCashArgs",
+    "ForecastCashConfig",
+    "ForecastCashFn",
+    "ForecastCashResult",
+    "GET_INVOICE_INPUT_SCHEMA",
+    "GET_INVOICE_OUTPUT_SCHEMA",
+    "GET_INVOICE_SQL",
     "GET_ORDERS_INPUT_SCHEMA",
     "GET_ORDERS_OUTPUT_SCHEMA",
     "GROUP_BY_CITY_INPUT_SCHEMA",
     "GROUP_BY_CITY_OUTPUT_SCHEMA",
+    "GetInvoiceArgs",
     "GetOrdersArgs",
     "GetOrdersFn",
     "GroupByCityArgs",
     "GroupByCityFn",
     "GroupByCityResultItem",
+    "HELP_PAGE_ARGS_SCHEMA",
+    "HELP_PAGE_PATH",
+    "HelpPageArgs",
+    "INVOICE_FILTER_SCHEMA",
+    "INVOICE_SCHEMA",
+    "Invoice",
+    "InvoiceFilter",
+    "LIST_INVOICES_INPUT_SCHEMA",
+    "LIST_INVOICES_OUTPUT_SCHEMA",
+    "LIST_INVOICES_SQL",
     "LOOKUP_PERSON_INPUT_SCHEMA",
     "LOOKUP_PERSON_OUTPUT_SCHEMA",
     "Line",
+    "ListInvoicesArgs",
     "LookupPersonArgs",
     "LookupPersonFn",
+    "MARK_INVOICE_PAID_INPUT_SCHEMA",
+    "MARK_INVOICE_PAID_SQL",
+    "MarkInvoicePaidArgs",
+    "OPEN_BALANCE_INPUT_SCHEMA",
+    "OPEN_BALANCE_OUTPUT_SCHEMA",
+    "OPEN_BALANCE_SQL",
     "ORDER_SCHEMA",
+    "OpenBalanceArgs",
     "Order",
     "PERSON_SCHEMA",
     "Person",
@@ -146,4 +250,18 @@ __all__: list[str] = [
     "SearchWebFn",
     "SearchWebResult",
     "SearchWebResultResultsItem",
+    "bind_get_invoice",
+    "bind_list_invoices",
+    "bind_mark_invoice_paid",
+    "bind_open_balance",
+    "execute_get_invoice",
+    "execute_list_invoices",
+    "execute_mark_invoice_paid",
+    "execute_open_balance",
+    "format_help_page",
+    "get_invoice",
+    "list_invoices",
+    "mark_invoice_paid",
+    "match_help_page",
+    "open_balance",
 ]

@@ -2,8 +2,8 @@
 
 Pydantic alone coerces (`"5"` becomes `5`) and cannot express every JSON Schema keyword, so each generated model
 names the schema document it came from and the pointer to its schema, and the check below applies that schema to
-the raw instance first. Pydantic then only gives the accepted data its Python shape; where its types would still
-judge differently from the schema, the data handed to it is adjusted here (docs/semantics.md lists the cases).
+the instance, as the JSON data it stands for, first. Pydantic then types that same data: it only gives accepted
+data its Python shape (docs/semantics.md lists where it would judge differently, and how that is prevented).
 
 Data (`model_validate`, `model_validate_json`) is keyed by wire names only, as the schema says; Python field names
 are for the constructor, `Model(field_name=...)`. `model_json_schema()` is the schema the model enforces.
@@ -11,6 +11,7 @@ are for the constructor, `Model(field_name=...)`. `model_json_schema()` is the s
 
 from __future__ import annotations
 
+import copy
 import datetime
 import uuid
 from collections.abc import Mapping
@@ -46,37 +47,27 @@ _INT64_LIMIT = 2.0**63
 _LOCAL_BASE = "https://codegen.invalid/"
 
 
-# -- the check ----------------------------------------------------------------------------------------------
+# -- the check --
 
 
-def to_json_data(value: Any, *, keep_models: bool = False) -> Any:
-    """Python values as the JSON data they stand for (models by alias, dates as ISO text), for the check.
+def to_json_data(value: Any) -> Any:
+    """Python values as the JSON data they stand for: models by alias, dates and UUIDs as text, tuples as lists.
 
-    With `keep_models` it is the data handed to Pydantic after the check: model instances stay as they are
-    (Pydantic takes them as they are), and integral floats too large for Pydantic's float-to-int conversion
-    become ints (the same JSON number).
+    This is what the check judges and what Pydantic then types, so both see the same instance (a date given
+    for a `str` field is its ISO text there too). Integral floats beyond 64 bits become ints, the same JSON
+    number: Pydantic cannot make an `int` of such a float.
     """
     if isinstance(value, BaseModel):
-        if keep_models:
-            return value
         return to_json_data(value.model_dump(by_alias=True, exclude_unset=True))
     if isinstance(value, Mapping):
-        return {
-            key: to_json_data(item, keep_models=keep_models)
-            for key, item in value.items()
-        }
+        return {key: to_json_data(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [to_json_data(item, keep_models=keep_models) for item in value]
+        return [to_json_data(item) for item in value]
     if isinstance(value, (datetime.date, datetime.time)):
         return value.isoformat()
     if isinstance(value, uuid.UUID):
         return str(value)
-    if (
-        keep_models
-        and isinstance(value, float)
-        and value.is_integer()
-        and abs(value) >= _INT64_LIMIT
-    ):
+    if isinstance(value, float) and value.is_integer() and abs(value) >= _INT64_LIMIT:
         return int(value)
     return value
 
@@ -87,14 +78,12 @@ def problems_error(problems: list[Problem]) -> PydanticCustomError:
 
 
 def _check(data: Any, schema: Any, pointer: str) -> Any:
-    """Apply the model's JSON Schema to the instance as JSON data; return the data Pydantic should type.
-
-    Pydantic gets the JSON view too (a date in a `str` field is its ISO text, as the check saw it).
-    """
-    problems = validate(to_json_data(data), schema, pointer=pointer)
+    """Apply the model's JSON Schema to the instance as JSON data; return that data, for Pydantic to type."""
+    json_data = to_json_data(data)
+    problems = validate(json_data, schema, pointer=pointer)
     if problems:
         raise problems_error(problems)
-    return to_json_data(data, keep_models=True)
+    return json_data
 
 
 def _fields_by_wire_name(cls: type[BaseModel]) -> dict[str, str]:
@@ -135,13 +124,15 @@ def _wire_keys(cls: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-# -- model_json_schema() ------------------------------------------------------------------------------------
+# -- model_json_schema() --
 
 
 def _schema_of(cls: type[Any]) -> dict[str, Any]:
     """The JSON Schema the model enforces, self-contained: its own document, or for a model of a part of a
     document, a reference into that document embedded as a schema resource."""
-    document: Any = cls.__json_schema_document__
+    # A deep copy: callers edit what they get (openai's strict conversion does), and the document is what the
+    # model enforces.
+    document: Any = copy.deepcopy(cls.__json_schema_document__)
     pointer: str = cls.__json_schema_pointer__
     if isinstance(document, bool):
         return {} if document else {"not": {}}
@@ -184,11 +175,9 @@ def _absolute_refs(schema: Any, base: str) -> Any:
 
 
 def _http(uri: str) -> str:
-    return (
-        uri
-        if uri.startswith(("http://", "https://"))
-        else _LOCAL_BASE + quote(uri, safe="")
-    )
+    if uri.startswith(("http://", "https://")):
+        return uri
+    return _LOCAL_BASE + quote(uri, safe="")
 
 
 def _embeddable_schema(cls: type[Any]) -> dict[str, Any]:
@@ -197,7 +186,7 @@ def _embeddable_schema(cls: type[Any]) -> dict[str, Any]:
     return {"$id": _http(base), **_absolute_refs(schema, base)}
 
 
-# -- base classes -------------------------------------------------------------------------------------------
+# -- base classes --
 
 
 class SchemaModel(BaseModel):

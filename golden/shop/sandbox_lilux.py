@@ -72,7 +72,12 @@ class RunSandboxedScriptFn(Protocol):
     """The signature an implementation of the tool `run_sandboxed_script` must have."""
 
     def __call__(
-        self, *, script: str, args: list[str] = [], env: dict[str, str] | None = None
+        self,
+        *,
+        script: str,
+        args: list[str] = [],
+        env: dict[str, str] | None = None,
+        config: RunSandboxedScriptConfig,
     ) -> RunSandboxedScriptResult:
         """Run a script in a sandbox."""
         ...
@@ -82,7 +87,12 @@ class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 
     def run_sandboxed_script(
-        self, *, script: str, args: list[str] = [], env: dict[str, str] | None = None
+        self,
+        *,
+        script: str,
+        args: list[str] = [],
+        env: dict[str, str] | None = None,
+        config: RunSandboxedScriptConfig,
     ) -> RunSandboxedScriptResult:
         """Run a script in a sandbox."""
         ...
@@ -103,6 +113,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
             "version": "1.0.0",
         },
         config_model=RunSandboxedScriptConfig,
+        config_param="config",
     ),
 )
 

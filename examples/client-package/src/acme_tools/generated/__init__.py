@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Protocol
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal, Protocol, TypedDict
 
-from ._runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec, call_tool
+from ._runtime import exports as _exports
+from ._runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec, run_tool
 from . import greeting as _greeting
 from . import weather as _weather
 from .forecast import *  # noqa: F401,F403
@@ -36,28 +37,60 @@ AGENTS: dict[str, AgentSpec] = {}
 """Agents and the tools each may call (gram `:Agent` patterns)."""
 
 
+ToolConfigs = TypedDict(
+    "ToolConfigs",
+    {},
+    total=False,
+)
+"""The instantiation config of each tool that declares one, by tool name: built (and validated) once by the
+application, passed to `dispatch(..., config=...)`, handed to the implementation; never shown to an LLM."""
+
+
 def dispatch(
     name: str,
     arguments: str | bytes | Mapping[str, Any],
     impl: Tools | None = None,
     context: Any = None,
+    *,
+    config: ToolConfigs | None = None,
+    flavour: Literal["openai", "anthropic", "mcp"] | None = None,
 ) -> ToolResult:
     """Run the tool `name`: validate `arguments` (JSON text or a mapping), call `impl`, validate the result.
 
+    `config` holds the tools' instantiation configs; `flavour` names the format the LLM saw the tools in
+    (`export_tools`): its tool names are accepted, and "openai" strict-mode arguments are read back first.
     Failures come back as a `ToolResult` whose `error` an LLM can read; no traceback reaches the caller.
     """
-    return call_tool(TOOLS.get(name), name, arguments, impl, context)
+    return run_tool(
+        TOOLS, name, arguments, impl, context, config=config, flavour=flavour
+    )
+
+
+def export_tools(
+    flavour: Literal["openai", "anthropic", "mcp", "xml"],
+    names: Iterable[str] | None = None,
+) -> Any:
+    """The tools (all, or `names`) as an LLM API takes them, as in `schemas/tools.<flavour>.*`: a list of tool
+    objects ("openai", "anthropic"), a `tools/list` result ("mcp"), or XML text ("xml").
+    """
+    chosen = sorted(TOOLS) if names is None else list(names)
+    exported = _exports.export_names(TOOLS, flavour)
+    return _exports.export_tools(
+        [TOOLS[n].definition() for n in chosen], flavour, exported
+    )
 
 
 __all__: list[str] = [
     "AGENTS",
     "TOOLS",
     "AgentSpec",
+    "ToolConfigs",
     "ToolError",
     "ToolResult",
     "ToolSpec",
     "Tools",
     "dispatch",
+    "export_tools",
     "FORECAST_SCHEMA",
     "Forecast",
     "GET_FORECAST_INPUT_SCHEMA",

@@ -2,20 +2,33 @@
 
 Every failure comes back as a `ToolError` an LLM can read and act on (which argument, what was expected), as data
 and as JSON text; nothing here lets a traceback reach the caller.
+
+A tool with instantiation config (`<Tool>Config`) gets it as the keyword argument `ToolSpec.config_param`, from
+the `config` mapping the application passes (tool name -> config), never from the LLM.
 """
 
 from __future__ import annotations
 
+import copy
+import difflib
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from .exports import export_names, mcp_call_result, openai_arguments
 from .validation import validate
 
 _MISSING = object()
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# Longest exception text passed on to the LLM.
+_MAX_MESSAGE = 1000
+# Formats whose calls `dispatch` understands (`flavour=`): tool names as exported, and for "openai" the
+# strict-mode arguments (nulls for "not given", JSON text) turned back into what the schema means.
+CALL_FLAVOURS = ("openai", "anthropic", "mcp")
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
@@ -29,8 +42,10 @@ class Problem:
 @dataclass(frozen=True)
 class ToolError:
     tool: str
-    # "unknown_tool" | "invalid_arguments" | "missing_context" | "implementation_error"
-    # | "invalid_result"
+    # "unknown_tool" | "invalid_arguments": the caller can fix the call;
+    # "missing_context" | "invalid_context" | "configuration_error"
+    # | "implementation_error" | "invalid_result" | "internal_error": the tool could not
+    # run or failed, whatever the arguments.
     kind: str
     message: str
     problems: tuple[Problem, ...] = ()
@@ -52,15 +67,31 @@ class ToolResult:
     tool: str
     value: Any = None
     error: ToolError | None = None
+    # The tool's output schema, for `to_mcp` (None: no structured result).
+    output_schema: Mapping[str, Any] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def ok(self) -> bool:
         return self.error is None
 
-    def to_json(self) -> str:
+    def to_data(self) -> Any:
+        """The value as JSON data (by wire name), or the error's `to_dict()`."""
         if self.error is not None:
-            return self.error.to_json()
-        return json.dumps(_jsonable(self.value), ensure_ascii=False)
+            return self.error.to_dict()
+        return _jsonable(self.value)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_data(), ensure_ascii=False)
+
+    def to_mcp(self) -> dict[str, Any]:
+        """An MCP `tools/call` result: text content, `structuredContent` where the tool has an output
+        schema (shaped like its MCP `outputSchema`), `isError` for failures."""
+        if self.error is not None:
+            return mcp_call_result({}, error=self.error.to_dict())
+        definition = {"outputSchema": self.output_schema}
+        return mcp_call_result(definition, _jsonable(self.value))
 
 
 @dataclass(frozen=True)
@@ -69,6 +100,14 @@ class ContextArg:
     path: str  # dot path into the context, e.g. "app.user.id"
     required: bool = True
     default: Any = None
+    # The argument's name in the spec: a caller's value under it is dropped (the context wins).
+    wire: str = ""
+    # The Python type the value is converted to (lax: the application, not an LLM, sets it).
+    type: Any = Any
+
+
+class MissingContextError(LookupError):
+    """A tool needs a value (or a database connection) the context does not have."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +122,8 @@ class ToolSpec:
     output_schema: Mapping[str, Any] | None = None
     result_type: Any = Any
     config_model: type[BaseModel] | None = None
+    # The keyword argument the implementation receives the config as.
+    config_param: str = "config"
     context_args: tuple[ContextArg, ...] = ()
     # What the spec says beyond the schema (Lilux executor settings, gram record keys, MCP annotations, ...).
     metadata: Mapping[str, Any] = field(default_factory=dict)
@@ -93,14 +134,14 @@ class ToolSpec:
     )
 
     def definition(self) -> dict[str, Any]:
-        """The LLM-facing definition, as in `schemas/<tool>.json`."""
+        """The LLM-facing definition, as in `schemas/<tool>.json` (a copy: changing it changes nothing)."""
         found: dict[str, Any] = {"name": self.name}
         if self.description:
             found["description"] = self.description
-        found["inputSchema"] = {"$schema": DRAFT, **self.input_schema}
+        found["inputSchema"] = _with_dialect(self.input_schema)
         if self.output_schema is not None:
-            found["outputSchema"] = {"$schema": DRAFT, **self.output_schema}
-        return found
+            found["outputSchema"] = _with_dialect(self.output_schema)
+        return copy.deepcopy(found)
 
     def result_adapter(self) -> TypeAdapter[Any]:
         if not self._result_adapter:
@@ -131,23 +172,91 @@ def lookup(context: Any, path: str) -> Any:
     return node
 
 
+def run_tool(
+    tools: Mapping[str, ToolSpec],
+    name: str,
+    arguments: str | bytes | Mapping[str, Any],
+    impl: Any,
+    context: Any = None,
+    *,
+    config: Mapping[str, Any] | None = None,
+    flavour: str | None = None,
+) -> ToolResult:
+    """Find the tool `name` in a registry (by its name, or by the name `flavour`'s export gave it) and run it
+    with `call_tool`; an unknown name is reported with the names there are."""
+    if flavour is not None and flavour not in CALL_FLAVOURS:
+        raise ValueError(
+            f"unknown call flavour {flavour!r}; choose one of {CALL_FLAVOURS}"
+        )
+    spec = tools.get(name)
+    if spec is None and flavour is not None:
+        exported = export_names(tools, flavour)
+        spec = tools.get(next((t for t, e in exported.items() if e == name), ""))
+    if spec is None:
+        return _fail(name, "unknown_tool", _unknown_tool(name, tools, flavour))
+    return call_tool(
+        spec, name, arguments, impl, context, config=config, flavour=flavour
+    )
+
+
 def call_tool(
     spec: ToolSpec | None,
     name: str,
     arguments: str | bytes | Mapping[str, Any],
     impl: Any,
     context: Any,
+    *,
+    config: Mapping[str, Any] | None = None,
+    flavour: str | None = None,
 ) -> ToolResult:
+    """Run one call of the tool `spec` (None: unknown): `flavour="openai"` first undoes strict mode."""
     if spec is None:
-        return _fail(name, "unknown_tool", f"there is no tool named {name!r}")
+        return _fail(name, "unknown_tool", _unknown_tool(name, {}, flavour))
+    try:
+        return _call(spec, arguments, impl, context, config, flavour)
+    except Exception as exc:  # a bug in codegen or an exotic input: still no traceback
+        return _fail(
+            spec.name,
+            "internal_error",
+            f"the tool could not be run ({_exception_text(exc)})",
+        )
+
+
+def _call(
+    spec: ToolSpec,
+    arguments: str | bytes | Mapping[str, Any],
+    impl: Any,
+    context: Any,
+    config: Mapping[str, Any] | None,
+    flavour: str | None,
+) -> ToolResult:
+    name = spec.name
     data: Any = arguments
     if isinstance(arguments, (str, bytes)):
-        try:
-            data = json.loads(arguments)
-        except ValueError as exc:
-            return _fail(
-                name, "invalid_arguments", f"the arguments are not valid JSON: {exc}"
-            )
+        if not arguments.strip():
+            data = {}  # some clients send "" for a call without arguments
+        else:
+            try:
+                data = json.loads(arguments)
+            except RecursionError:
+                return _fail(
+                    name, "invalid_arguments", "the arguments are nested too deeply"
+                )
+            except ValueError as exc:
+                return _fail(
+                    name,
+                    "invalid_arguments",
+                    f"the arguments are not valid JSON ({exc}); send one JSON object "
+                    "whose keys are the tool's parameters",
+                )
+    if spec.context_args and isinstance(data, Mapping):
+        wires = {arg.wire for arg in spec.context_args}
+        data = {key: value for key, value in data.items() if key not in wires}
+    if flavour == "openai":
+        data, undone = openai_arguments(spec.input_schema, data)
+        if undone:
+            found = tuple(Problem(path, message) for path, message in undone)
+            return _fail(name, "invalid_arguments", _FIX_ARGUMENTS, *found)
     problems = validate(data, spec.input_schema)
     if problems:
         return _invalid_arguments(name, problems)
@@ -155,23 +264,36 @@ def call_tool(
         args = spec.args_model.model_validate(data)
     except ValidationError as exc:
         return _fail(
-            name,
-            "invalid_arguments",
-            "the arguments do not match the schema",
-            *_pydantic_problems(exc),
+            name, "invalid_arguments", _FIX_ARGUMENTS, *_pydantic_problems(exc)
         )
     kwargs = {
         field_name: getattr(args, field_name) for field_name in type(args).model_fields
     }
     for arg in spec.context_args:
         try:
-            kwargs[arg.name] = lookup(context, arg.path)
+            kwargs[arg.name] = _context_value(arg, lookup(context, arg.path))
         except LookupError:
             if arg.required:
                 return _fail(
-                    name, "missing_context", f"the context has no value at {arg.path!r}"
+                    name,
+                    "missing_context",
+                    f"the tool cannot run: the application provides no value at "
+                    f"{arg.path!r} in its context (the arguments cannot fix this)",
                 )
-            kwargs[arg.name] = arg.default
+            kwargs[arg.name] = _context_value(arg, arg.default)
+        except ValidationError as exc:
+            return _fail(
+                name,
+                "invalid_context",
+                f"the tool cannot run: the application's context value at {arg.path!r} "
+                "is invalid (the arguments cannot fix this)",
+                *_pydantic_problems(exc),
+            )
+    if spec.config_model is not None:
+        settings = _config(spec, config)
+        if isinstance(settings, ToolResult):
+            return settings
+        kwargs[spec.config_param] = settings
     target = (
         spec.implementation
         if spec.implementation is not None
@@ -181,31 +303,110 @@ def call_tool(
         return _fail(
             name,
             "implementation_error",
-            f"the implementation has no method {spec.method!r}",
+            f"the tool is not implemented (the implementation has no method "
+            f"{spec.method!r})",
         )
     try:
-        value = target(**kwargs)
+        if spec.implementation is not None:  # generated (SQL): takes model and context
+            value = spec.implementation(args, context)
+        else:
+            value = target(**kwargs)
+    except MissingContextError as exc:
+        return _fail(name, "missing_context", f"the tool cannot run: {exc}")
     except Exception as exc:  # the caller gets a readable error, never a traceback
-        return _fail(name, "implementation_error", f"{type(exc).__name__}: {exc}")
+        return _fail(
+            name,
+            "implementation_error",
+            f"the tool failed while running: {_exception_text(exc)}",
+        )
     try:
         value = spec.result_adapter().validate_python(value)
     except ValidationError as exc:
         return _fail(
             name,
             "invalid_result",
-            "the implementation returned a value that does not match the schema",
+            "the tool's implementation returned a result that does not match its "
+            "output schema (a fault in the tool, not in the arguments)",
             *_pydantic_problems(exc),
         )
-    return ToolResult(name, value)
+    return ToolResult(name, value, output_schema=spec.output_schema)
+
+
+_FIX_ARGUMENTS = (
+    "the arguments do not match the tool's input schema; "
+    "fix each problem listed and call the tool again"
+)
+
+
+def _config(spec: ToolSpec, config: Mapping[str, Any] | None) -> Any:
+    """The tool's config from the application's mapping, validated; or the failure as a ToolResult.
+    Messages name paths and expectations, never config values (they may be secrets)."""
+    assert spec.config_model is not None
+    settings = (config or {}).get(spec.name, _MISSING)
+    if settings is _MISSING:
+        return _fail(
+            spec.name,
+            "configuration_error",
+            "the tool cannot run: the application has not configured it "
+            "(the arguments cannot fix this)",
+        )
+    if isinstance(settings, spec.config_model):
+        return settings
+    try:
+        return spec.config_model.model_validate(settings)
+    except ValidationError as exc:
+        return _fail(
+            spec.name,
+            "configuration_error",
+            "the tool cannot run: the application's configuration of it is invalid "
+            "(the arguments cannot fix this)",
+            *_pydantic_problems(exc),
+        )
+
+
+def _context_value(arg: ContextArg, value: Any) -> Any:
+    if arg.type is Any:
+        return value
+    return _context_adapter(arg.type).validate_python(value)
+
+
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
+
+
+def _context_adapter(kind: Any) -> TypeAdapter[Any]:
+    adapter = _ADAPTERS.get(kind)
+    if adapter is None:
+        adapter = _ADAPTERS.setdefault(kind, TypeAdapter(kind))
+    return adapter
+
+
+def _unknown_tool(name: str, tools: Mapping[str, ToolSpec], flavour: str | None) -> str:
+    message = f"there is no tool named {name!r}"
+    if not tools:
+        return message
+    names = sorted(export_names(tools, flavour).values()) if flavour else sorted(tools)
+    close = difflib.get_close_matches(name, names, n=1)
+    if close:
+        message += f"; did you mean {close[0]!r}?"
+    if len(names) <= 30:
+        message += " The tools are: " + ", ".join(names) + "."
+    return message
+
+
+def _exception_text(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}"
+    return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 1] + "…"
+
+
+def _with_dialect(schema: Mapping[str, Any]) -> dict[str, Any]:
+    return {"$schema": DRAFT, **{k: v for k, v in schema.items() if k != "$schema"}}
 
 
 def _invalid_arguments(name: str, problems: list[Any]) -> ToolResult:
     found = tuple(Problem(_dotted(p.path), p.message) for p in problems)
     return ToolResult(
         name,
-        error=ToolError(
-            name, "invalid_arguments", "the arguments do not match the schema", found
-        ),
+        error=ToolError(name, "invalid_arguments", _FIX_ARGUMENTS, found),
     )
 
 
@@ -221,13 +422,15 @@ def _pydantic_problems(exc: ValidationError) -> list[Problem]:
 
 
 def _dotted(path: tuple[Any, ...]) -> str:
+    """`items[0].id`; a key that is not an identifier is quoted: `headers["Content-Type"]`."""
     text = ""
     for part in path:
-        text += (
-            f"[{part}]"
-            if isinstance(part, int)
-            else (f".{part}" if text else str(part))
-        )
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif _IDENTIFIER.match(str(part)):
+            text += f".{part}" if text else str(part)
+        else:
+            text += f"[{json.dumps(str(part), ensure_ascii=False)}]"
     return text
 
 

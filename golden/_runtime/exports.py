@@ -1,0 +1,1261 @@
+"""Tool definitions in the formats LLM APIs take: OpenAI strict function tools, Anthropic tools, an MCP
+`tools/list` result, and AutoByteus-style XML.
+
+Every function here starts from a tool's canonical definition, the document in `schemas/<tool>.json` and
+`ToolSpec.definition()`: `{"name", "description"?, "inputSchema", "outputSchema"?}` with self-contained draft
+2020-12 schemas. The compiler writes `schemas/tools.*` with `render_export`, and a generated package's
+`export_tools()` calls `export_tools` below, so the files and the Python API cannot disagree.
+
+What a format cannot say moves into a description ("Constraints: minimum 1, maximum 100.") and stays enforced
+by the generated models: `dispatch` validates every call against the tool's own schema, whatever format the
+LLM saw. The OpenAI strict format needs one step back on the way in, `openai_arguments`: it makes every
+property required (optional ones nullable) and turns values it cannot describe into JSON text, so a strict
+call sends `null` for "not given" and text for those values; `openai_arguments` undoes both.
+
+Standard library only, and no global state: copied verbatim into every generated package.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import unquote
+
+__all__ = [
+    "EXPORT_FILES",
+    "FLAVOURS",
+    "anthropic_tool",
+    "dump_json",
+    "export_names",
+    "export_tools",
+    "mcp_call_result",
+    "mcp_output_schema",
+    "mcp_tool",
+    "openai_arguments",
+    "openai_tool",
+    "render_export",
+    "xml_tool",
+]
+
+FLAVOURS = ("openai", "anthropic", "mcp", "xml")
+EXPORT_FILES = {
+    "openai": "tools.openai.json",
+    "anthropic": "tools.anthropic.json",
+    "mcp": "tools.mcp.json",
+    "xml": "tools.xml",
+}
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+# Function names OpenAI and Anthropic accept; MCP and XML take any tool name as it is.
+_API_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
+_API_NAME_CHAR = re.compile(r"[^A-Za-z0-9_-]")
+# Name of the property an MCP output schema wraps a non-object result in (as the MCP Python SDK does).
+MCP_RESULT_KEY = "result"
+
+# Keywords whose values are subschemas (for rewriting `$ref`s); `enum`, `const`, `default`, `examples` hold data.
+_SUBSCHEMA = (
+    "additionalProperties",
+    "contains",
+    "contentSchema",
+    "else",
+    "if",
+    "items",
+    "not",
+    "propertyNames",
+    "then",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+)
+_SUBSCHEMA_MAPS = (
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+    "patternProperties",
+    "properties",
+)
+_SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+
+# Keywords that decide the shape of a value (everything else is an annotation or a constraint).
+_STRUCTURE = frozenset(
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "patternProperties",
+        "items",
+        "prefixItems",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "enum",
+        "const",
+        "$ref",
+    }
+)
+# Keywords that no format needs: identifiers, comments, definitions (reached through `$ref`).
+_IGNORED = frozenset(
+    {
+        "$schema",
+        "$id",
+        "$anchor",
+        "$dynamicAnchor",
+        "$comment",
+        "$vocabulary",
+        "$defs",
+        "definitions",
+        "title",
+        "description",
+        "readOnly",
+        "writeOnly",
+        "default",
+        "examples",
+        "deprecated",
+    }
+)
+# Constraints on properties beyond the declared ones: moot once an object is closed.
+_EXTRA_PROPERTY_KEYWORDS = frozenset(
+    {
+        "additionalProperties",
+        "patternProperties",
+        "propertyNames",
+        "unevaluatedProperties",
+    }
+)
+# What OpenAI strict mode keeps, by type (its "supported properties"); the rest goes into descriptions.
+_OPENAI_KEPT = {
+    "string": ("pattern", "format"),
+    "integer": (
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+    ),
+    "number": (
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+    ),
+    "array": ("minItems", "maxItems"),
+}
+_OPENAI_FORMATS = frozenset(
+    {
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "uuid",
+    }
+)
+# Keywords that apply to one JSON type only (to split `"type": [a, b]` into alternatives).
+_TYPE_KEYWORDS = {
+    "string": frozenset({"pattern", "format", "minLength", "maxLength"}),
+    "number": frozenset(
+        {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
+    ),
+    "array": frozenset(
+        {
+            "items",
+            "prefixItems",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "contains",
+            "minContains",
+            "maxContains",
+            "unevaluatedItems",
+        }
+    ),
+    "object": frozenset(
+        {
+            "properties",
+            "required",
+            "additionalProperties",
+            "patternProperties",
+            "propertyNames",
+            "minProperties",
+            "maxProperties",
+            "dependentRequired",
+            "dependentSchemas",
+            "unevaluatedProperties",
+        }
+    ),
+}
+_TYPE_KEYWORDS["integer"] = _TYPE_KEYWORDS["number"]
+_ALL_TYPE_KEYWORDS = frozenset().union(*_TYPE_KEYWORDS.values())
+_MAX_REF_HOPS = 64
+# Characters XML 1.0 cannot carry at all, not even as character references.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+# -- entry points -------------------------------------------------------------------------------------------
+
+
+def export_tools(
+    definitions: Iterable[Mapping[str, Any]],
+    flavour: str,
+    names: Mapping[str, str] | None = None,
+) -> Any:
+    """The tools in one LLM format: "openai" and "anthropic" give a list of tool objects, "mcp" a
+    `tools/list` result `{"tools": [...]}`, "xml" the text of a `<tools>` document. Tools keep the order given.
+    `names` maps tool names to exported names (default: `export_names` of these tools).
+    """
+    tools = list(definitions)
+    # Copies: the callers' definitions share their objects with the schemas the generated models enforce.
+    if flavour in ("openai", "anthropic"):
+        if names is None:
+            names = export_names([str(tool["name"]) for tool in tools], flavour)
+        convert = openai_tool if flavour == "openai" else anthropic_tool
+        return copy.deepcopy(
+            [convert(tool, names[str(tool["name"])]) for tool in tools]
+        )
+    if flavour == "mcp":
+        return copy.deepcopy({"tools": [mcp_tool(tool) for tool in tools]})
+    if flavour == "xml":
+        root = ET.Element("tools")
+        root.extend(xml_tool(tool) for tool in tools)
+        ET.indent(root, space="    ")
+        text = ET.tostring(root, encoding="unicode")
+        # A carriage return in text content would be read back as a line feed: write it as a reference
+        # (attributes are escaped already, and the indentation has none).
+        return text.replace("\r", "&#13;") + "\n"
+    raise ValueError(f"unknown export flavour {flavour!r}; choose one of {FLAVOURS}")
+
+
+def render_export(
+    definitions: Iterable[Mapping[str, Any]],
+    flavour: str,
+    names: Mapping[str, str] | None = None,
+) -> str:
+    """The text of `schemas/<EXPORT_FILES[flavour]>`."""
+    exported = export_tools(definitions, flavour, names)
+    return exported if isinstance(exported, str) else dump_json(exported)
+
+
+def dump_json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
+def export_names(names: Iterable[str], flavour: str) -> dict[str, str]:
+    """Tool name -> the name the flavour's API sees. OpenAI and Anthropic take 1-64 of `[A-Za-z0-9_-]`: other
+    characters become `_`, and a name that would clash gets a numbered suffix. MCP and XML keep names.
+    """
+    ordered = sorted(set(names))
+    if flavour not in ("openai", "anthropic"):
+        return {name: name for name in ordered}
+    result = {name: name for name in ordered if _API_NAME.match(name)}
+    taken = set(result.values())
+    for name in ordered:
+        if name in result:
+            continue
+        base = _API_NAME_CHAR.sub("_", name)[:64] or "tool"
+        candidate, number = base, 1
+        while candidate in taken:
+            number += 1
+            suffix = f"_{number}"
+            candidate = base[: 64 - len(suffix)] + suffix
+        result[name] = candidate
+        taken.add(candidate)
+    return {name: result[name] for name in ordered}
+
+
+# -- Anthropic and MCP --------------------------------------------------------------------------------------
+
+
+def anthropic_tool(
+    definition: Mapping[str, Any], name: str | None = None
+) -> dict[str, Any]:
+    """`{name, description, input_schema}`: the schema as it is (Anthropic takes full JSON Schema), without
+    `$schema`, with `type: object` at the root."""
+    tool: dict[str, Any] = {"name": name or str(definition["name"])}
+    if definition.get("description"):
+        tool["description"] = definition["description"]
+    schema = _object_root(definition["inputSchema"])
+    tool["input_schema"] = {k: v for k, v in schema.items() if k != "$schema"}
+    return tool
+
+
+def mcp_tool(definition: Mapping[str, Any]) -> dict[str, Any]:
+    """`{name, description, inputSchema, outputSchema?}` as in an MCP `tools/list` result. MCP wants object
+    schemas at the root of both: a non-object result is wrapped as `{"result": <value>}` (`mcp_output_schema`).
+    """
+    tool: dict[str, Any] = {"name": definition["name"]}
+    if definition.get("description"):
+        tool["description"] = definition["description"]
+    tool["inputSchema"] = _object_root(definition["inputSchema"])
+    if definition.get("outputSchema") is not None:
+        tool["outputSchema"] = mcp_output_schema(definition["outputSchema"])[0]
+    return tool
+
+
+def mcp_output_schema(schema: Any) -> tuple[dict[str, Any], bool]:
+    """An output schema as MCP takes it, and whether results are wrapped as `{"result": <value>}`.
+
+    A schema whose root is an object (directly or through a root `$ref`) is kept, with `type: object` stated;
+    any other is wrapped, its `$ref`s moved under `#/properties/result` so they still resolve.
+    """
+    document = _schema_document(schema)
+    if _root_is_object(document):
+        return _object_root(document), False
+    inner = {k: v for k, v in document.items() if k != "$schema"}
+    # (Inside an `$id` resource, `$ref`s resolve against the resource and stay as they are.)
+    if "$id" not in inner:
+        inner = _prefix_refs(inner, "/properties/" + MCP_RESULT_KEY)
+    wrapped = {
+        "$schema": document.get("$schema", DRAFT),
+        "type": "object",
+        "properties": {MCP_RESULT_KEY: inner},
+        "required": [MCP_RESULT_KEY],
+        "additionalProperties": False,
+    }
+    return wrapped, True
+
+
+def mcp_call_result(
+    definition: Mapping[str, Any],
+    value: Any = None,
+    error: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A `tools/call` result: `value` (JSON data) as text content and, where the tool has an output schema, as
+    `structuredContent` (wrapped like its schema); or `error` (a ToolError's `to_dict()`) with `isError`.
+    """
+    if error is not None:
+        text = json.dumps(dict(error), ensure_ascii=False)
+        return {"content": [{"type": "text", "text": text}], "isError": True}
+    text = json.dumps(value, ensure_ascii=False)
+    result: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+    if definition.get("outputSchema") is not None:
+        wrapped = mcp_output_schema(definition["outputSchema"])[1]
+        result["structuredContent"] = {MCP_RESULT_KEY: value} if wrapped else value
+    result["isError"] = False
+    return result
+
+
+def _schema_document(schema: Any) -> dict[str, Any]:
+    if isinstance(schema, bool):
+        return {"$schema": DRAFT} if schema else {"$schema": DRAFT, "not": {}}
+    return dict(schema)
+
+
+def _object_root(schema: Any) -> dict[str, Any]:
+    """A tool's input schema with `type: object` stated at the root (arguments are always an object)."""
+    document = _schema_document(schema)
+    if "type" in document:
+        return document
+    head = {"$schema": document["$schema"]} if "$schema" in document else {}
+    rest = {k: v for k, v in document.items() if k != "$schema"}
+    return {**head, "type": "object", **rest}
+
+
+def _root_is_object(document: Mapping[str, Any]) -> bool:
+    node: Any = document
+    for _ in range(_MAX_REF_HOPS):
+        if not isinstance(node, Mapping):
+            return False
+        if node.get("type") == "object":
+            return True
+        ref = node.get("$ref")
+        if "type" in node or not isinstance(ref, str):
+            return False
+        node = _resolve(document, ref)
+    return False
+
+
+def _prefix_refs(schema: Any, prefix: str) -> Any:
+    """`schema` with every local `$ref` ("#...") moved under the JSON pointer `prefix`."""
+    if not isinstance(schema, Mapping):
+        return schema
+    result: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "$ref" and isinstance(value, str) and value.startswith("#"):
+            fragment = value[1:]
+            result[key] = (
+                "#" + prefix + fragment if fragment[:1] in ("", "/") else value
+            )
+        elif key in _SUBSCHEMA:
+            result[key] = _prefix_refs(value, prefix)
+        elif key in _SUBSCHEMA_MAPS and isinstance(value, Mapping):
+            result[key] = {k: _prefix_refs(v, prefix) for k, v in value.items()}
+        elif key in _SUBSCHEMA_LISTS and isinstance(value, list):
+            result[key] = [_prefix_refs(v, prefix) for v in value]
+        else:
+            result[key] = value
+    return result
+
+
+# -- OpenAI strict ------------------------------------------------------------------------------------------
+
+
+def openai_tool(
+    definition: Mapping[str, Any], name: str | None = None
+) -> dict[str, Any]:
+    """`{"type": "function", "function": {name, description, parameters, strict: true}}` in strict form: every
+    object closed and with all its properties required, optional ones nullable, `$defs` at the root, and only
+    the keywords strict mode supports; the others are described in words. A tool whose arguments are not an
+    object with declared properties (free-form arguments) cannot be strict: it keeps its schema, `strict: false`.
+    """
+    document = _schema_document(definition["inputSchema"])
+    strict = _Strict(document)
+    description = definition.get("description")
+    parameters: dict[str, Any] | None = None
+    root = strict.root_target()
+    if strict.shape(root) == "object" and not _accepts_type(root, "null"):
+        parameters, notes = strict.root_object()
+        description = _describe(description, notes)
+    function: dict[str, Any] = {"name": name or str(definition["name"])}
+    if description:
+        function["description"] = description
+    if parameters is None:
+        schema = _object_root(document)
+        function["parameters"] = {k: v for k, v in schema.items() if k != "$schema"}
+        function["strict"] = False
+    else:
+        function["parameters"] = parameters
+        function["strict"] = True
+    return {"type": "function", "function": function}
+
+
+def openai_arguments(
+    input_schema: Any, arguments: Any
+) -> tuple[Any, list[tuple[str, str]]]:
+    """Arguments from a strict OpenAI call as the tool's own schema means them: `null` for an optional
+    property that does not admit null means "not given" and is dropped; JSON text stands for the values
+    strict mode could not describe and is decoded. Returns the arguments and (path, message) problems.
+    """
+    document = _schema_document(input_schema)
+    problems: list[tuple[str, str]] = []
+    value = _Strict(document).undo(document, arguments, "", problems, 0)
+    return value, problems
+
+
+class _Strict:
+    """The strict form of one schema document, and the way back for instances (`undo`).
+
+    Both directions ask `shape` what each subschema becomes, so they cannot disagree."""
+
+    def __init__(self, root: Mapping[str, Any]) -> None:
+        self.root = root
+        # name -> strict schema, in the order first needed
+        self.defs: dict[str, Any] = {}
+        self.def_names: dict[str, str] = {}  # JSON pointer -> name
+        # pointers being inlined (a ref with siblings), against cycles
+        self.inlining: list[str] = []
+        # Memos by identity; each keeps its schema alive, so an id is never reused while it is cached.
+        self.shapes: dict[int, tuple[Any, str]] = {}
+        self.transparency: dict[int, tuple[Any, bool]] = {}
+
+    # -- what each subschema becomes
+
+    def shape(self, schema: Any) -> str:
+        """One of "object", "array", "scalar", "union" (anyOf), "nullable" (anyOf [X, null]), "ref", "allof" (one
+        member), or "json": a value strict mode cannot describe, sent as JSON text."""
+        if not isinstance(schema, Mapping):
+            return "json"  # true (anything) or false (nothing)
+        key = id(schema)
+        if key not in self.shapes:
+            # Provisional, for reference cycles.
+            self.shapes[key] = (schema, "json")
+            self.shapes[key] = (schema, self._shape(schema))
+        return self.shapes[key][1]
+
+    def _shape(self, schema: Mapping[str, Any]) -> str:
+        structure = _structure(schema)
+        if "$ref" in structure:
+            ref = schema["$ref"]
+            if structure != ["$ref"] or not isinstance(ref, str):
+                return "json"
+            return "ref" if _resolve(self.root, ref) is not None else "json"
+        if "allOf" in structure:
+            members = schema["allOf"]
+            single = isinstance(members, list) and len(members) == 1
+            return "allof" if single and structure == ["allOf"] else "json"
+        if "prefixItems" in structure:
+            return "json"
+        if "anyOf" in structure or "oneOf" in structure:
+            alternatives = _alternatives(schema)
+            if alternatives is None or "anyOf" in structure and "oneOf" in structure:
+                return "json"
+            if any(k not in ("anyOf", "oneOf") for k in structure):
+                return "json"  # alternatives beside a type: an intersection
+            others = [a for a in alternatives if not _is_null_schema(a)]
+            if len(others) == 1 and len(others) < len(alternatives):
+                return "nullable"
+            return "union" if self.transparent(schema) else "json"
+        values = _enum_values(schema)
+        if values is not None:
+            if any(isinstance(v, (dict, list)) for v in values):
+                return "json"
+            return "scalar"
+        types = _types(schema)
+        if types is None:
+            if "properties" in schema:
+                types = ["object"]
+            elif "items" in schema:
+                types = ["array"]
+            else:
+                return "json"  # any value
+        real = [t for t in types if t != "null"]
+        if len(real) > 1:
+            return "union" if self.transparent(schema) else "json"
+        kind = real[0] if real else "null"
+        if kind == "object":
+            closed = schema.get("additionalProperties") is False
+            declared = isinstance(schema.get("properties"), Mapping)
+            return "object" if declared or closed else "json"
+        if kind == "array":
+            return "array"
+        return "scalar" if kind in _JSON_TYPES else "json"
+
+    def transparent(self, schema: Any) -> bool:
+        """Whether a strict call's values need no undoing here: alternatives must be, since `undo` cannot tell
+        which one a value took. True when no object below has an optional, non-nullable property and nothing
+        below is sent as JSON text."""
+        if not isinstance(schema, Mapping):
+            return False
+        key = id(schema)
+        if key not in self.transparency:
+            # A reference cycle adds nothing new.
+            self.transparency[key] = (schema, True)
+            self.transparency[key] = (schema, self._transparent(schema))
+        return self.transparency[key][1]
+
+    def _transparent(self, schema: Mapping[str, Any]) -> bool:
+        alternatives = _alternatives(schema)
+        types = _types(schema) or []
+        if isinstance(alternatives, list) and not _enum_values(schema):
+            return all(self.transparent(a) for a in alternatives)
+        if len([t for t in types if t != "null"]) > 1:
+            return all(self.transparent(b) for b in _split_types(schema))
+        shape = self.shape(schema)
+        if shape == "json":
+            return False
+        if shape == "ref":
+            return self.transparent(_resolve(self.root, schema["$ref"]))
+        if shape == "allof":
+            return self.transparent(schema["allOf"][0])
+        if shape == "array":
+            return self.transparent(schema.get("items", True))
+        if shape == "object":
+            required = _required(schema)
+            for name, sub in _properties(schema).items():
+                if sub is False:
+                    continue
+                if name not in required and not self.accepts_null(sub):
+                    return False
+                if not self.transparent(sub):
+                    return False
+        return True
+
+    def accepts_null(self, schema: Any, hops: int = 0) -> bool:
+        """Whether the schema (clearly) admits null; unsure answers are False, so null means "not given"."""
+        if not isinstance(schema, Mapping):
+            return bool(schema)
+        if hops > _MAX_REF_HOPS:
+            return False
+        if isinstance(schema.get("$ref"), str):
+            target = _resolve(self.root, schema["$ref"])
+            if target is None or not self.accepts_null(target, hops + 1):
+                return False
+        values = _enum_values(schema)
+        if values is not None and None not in values:
+            return False
+        types = _types(schema)
+        if types is not None and "null" not in types:
+            return False
+        for keyword in ("anyOf", "oneOf"):
+            alternatives = schema.get(keyword)
+            if isinstance(alternatives, list) and not any(
+                self.accepts_null(a, hops + 1) for a in alternatives
+            ):
+                return False
+        members = schema.get("allOf")
+        if isinstance(members, list) and not all(
+            self.accepts_null(m, hops + 1) for m in members
+        ):
+            return False
+        return "not" not in schema
+
+    # -- schema to strict schema
+
+    def root_target(self) -> Any:
+        """The root schema, through a root `$ref` (to an entity's object schema, say)."""
+        root: Any = self.root
+        for _ in range(_MAX_REF_HOPS):
+            if self.shape(root) != "ref":
+                break
+            root = _resolve(self.root, root["$ref"])
+        return root
+
+    def root_object(self) -> tuple[dict[str, Any], list[str]]:
+        """The strict parameters schema, and notes for the tool's description (root-level constraints)."""
+        parameters, notes = self.object(self.root_target(), top=True)
+        if self.defs:
+            parameters["$defs"] = self.defs
+        return parameters, notes
+
+    def convert(self, schema: Any, optional: bool = False) -> dict[str, Any]:
+        shape = self.shape(schema)
+        if shape == "object":
+            result, notes = self.object(schema)
+        elif shape == "array":
+            result, notes = self.array(schema)
+        elif shape == "scalar":
+            result, notes = self.scalar(schema)
+        elif shape == "union":
+            result, notes = self.union(schema)
+        elif shape == "nullable":
+            result, notes = self.nullable_union(schema)
+        elif shape == "ref":
+            result, notes = self.ref(schema)
+        elif shape == "allof":
+            result = self.convert(schema["allOf"][0])
+            notes = _notes(schema, _STRUCTURE | _IGNORED)
+            result = _annotate(result, schema, notes)
+            notes = []
+        else:
+            result, notes = _json_text(schema), []
+        if notes:
+            result = _annotate(result, {}, notes)
+        if optional:  # strict mode has every property sent: null stands for "not given"
+            result = _make_nullable(result)
+        return result
+
+    def object(
+        self, schema: Mapping[str, Any], top: bool = False
+    ) -> tuple[dict[str, Any], list[str]]:
+        result: dict[str, Any] = {"type": _with_null("object", schema)}
+        required = _required(schema)
+        properties = {
+            name: self.convert(sub, optional=name not in required)
+            for name, sub in _properties(schema).items()
+            if sub is not False
+        }
+        result["properties"] = properties
+        result["required"] = list(properties)
+        result["additionalProperties"] = False
+        handled = _STRUCTURE | _IGNORED | _EXTRA_PROPERTY_KEYWORDS
+        notes = _notes(schema, handled)
+        if top:  # constraints on the arguments as a whole go to the tool's description
+            return _annotate(result, schema, []), notes
+        return _annotate(result, schema, notes), []
+
+    def array(self, schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        result: dict[str, Any] = {"type": _with_null("array", schema)}
+        result["items"] = self.convert(schema.get("items", True))
+        kept = _OPENAI_KEPT["array"]
+        result.update((k, schema[k]) for k in kept if k in schema)
+        notes = _notes(schema, _STRUCTURE | _IGNORED | set(kept))
+        return _annotate(result, schema, notes), []
+
+    def scalar(self, schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        values = _enum_values(schema)
+        result: dict[str, Any]
+        kept: set[str] = set()
+        # An enum's values say its type; values of several types become alternatives.
+        if values is not None:
+            kinds = _value_types(values)
+            real = [k for k in kinds if k != "null"]
+            if len(real) > 1:
+                groups = [_enum_group(kind, kinds, values) for kind in real]
+                if "null" in kinds:
+                    groups.append({"type": "null"})
+                result = {"anyOf": groups}
+            else:
+                result = {
+                    "type": kinds[0] if len(kinds) == 1 else kinds,
+                    "enum": values,
+                }
+        else:
+            types = _types(schema) or ["null"]
+            result = {"type": types[0] if len(types) == 1 else types}
+            for kind in types:
+                for keyword in _OPENAI_KEPT.get(kind, ()):
+                    if keyword in schema and keyword not in kept:
+                        if (
+                            keyword == "format"
+                            and schema[keyword] not in _OPENAI_FORMATS
+                        ):
+                            continue
+                        result[keyword] = schema[keyword]
+                        kept.add(keyword)
+        notes = _notes(schema, _STRUCTURE | _IGNORED | kept)
+        return _annotate(result, schema, notes), []
+
+    def union(self, schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        alternatives = _alternatives(schema)
+        handled = _STRUCTURE | _IGNORED
+        # "type": [a, b]: each type's keywords go to its alternative
+        if not isinstance(alternatives, list):
+            alternatives = _split_types(schema)
+            handled |= _ALL_TYPE_KEYWORDS
+        result: dict[str, Any] = {"anyOf": [self.convert(a) for a in alternatives]}
+        notes = _notes(schema, handled)
+        if "oneOf" in _structure(schema):
+            notes.append("Exactly one of the alternatives must match.")
+        return _annotate(result, schema, notes), []
+
+    def nullable_union(
+        self, schema: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], list[str]]:
+        alternatives = _alternatives(schema)
+        assert alternatives is not None
+        (inner,) = [a for a in alternatives if not _is_null_schema(a)]
+        result = _make_nullable(self.convert(inner))
+        notes = _notes(schema, _STRUCTURE | _IGNORED)
+        return _annotate(result, schema, notes), []
+
+    def ref(self, schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        pointer = _pointer(schema["$ref"])
+        target = _resolve(self.root, schema["$ref"])
+        assert pointer is not None  # `shape` said "ref": it resolves
+        notes = _notes(schema, _STRUCTURE | _IGNORED)
+        siblings = notes or any(
+            k in schema for k in ("description", "title", "default", "examples")
+        )
+        if pointer == "":
+            return _annotate({"$ref": "#"}, schema, notes), []
+        if siblings and pointer not in self.inlining:
+            # Strict mode takes no keywords beside `$ref`: inline the target (its own refs stay refs).
+            self.inlining.append(pointer)
+            try:
+                inlined = self.convert(target)
+            finally:
+                self.inlining.pop()
+            return _annotate(inlined, schema, notes), []
+        return {"$ref": "#/$defs/" + self.define(pointer, target)}, []
+
+    def define(self, pointer: str, target: Any) -> str:
+        name = self.def_names.get(pointer)
+        if name is None:
+            base = _API_NAME_CHAR.sub("_", _last_token(pointer)) or "definition"
+            name, number = base, 1
+            while name in self.def_names.values():
+                number += 1
+                name = f"{base}_{number}"
+            self.def_names[pointer] = name
+            self.defs[name] = {}  # reserve the place (recursion)
+            self.defs[name] = self.convert(target)
+        return name
+
+    # -- strict instance back to the tool's own meaning
+
+    def undo(
+        self,
+        schema: Any,
+        value: Any,
+        path: str,
+        problems: list[tuple[str, str]],
+        hops: int,
+    ) -> Any:
+        shape = self.shape(schema)
+        if shape == "json":
+            if not isinstance(value, str):
+                return value
+            try:
+                return json.loads(value)
+            except ValueError as exc:
+                problems.append((path, f"expected JSON text of the value ({exc})"))
+                return value
+        if value is None or hops > _MAX_REF_HOPS:
+            return value
+        if shape == "ref":
+            target = _resolve(self.root, schema["$ref"])
+            return self.undo(target, value, path, problems, hops + 1)
+        if shape == "allof":
+            return self.undo(schema["allOf"][0], value, path, problems, hops + 1)
+        if shape == "nullable":
+            alternatives = _alternatives(schema) or []
+            (inner,) = [a for a in alternatives if not _is_null_schema(a)]
+            return self.undo(inner, value, path, problems, hops + 1)
+        if shape == "array" and isinstance(value, list):
+            items = schema.get("items", True)
+            return [
+                self.undo(items, item, f"{path}[{index}]", problems, 0)
+                for index, item in enumerate(value)
+            ]
+        if shape == "object" and isinstance(value, Mapping):
+            required = _required(schema)
+            properties = _properties(schema)
+            result: dict[str, Any] = {}
+            for key, item in value.items():
+                sub = properties.get(key)
+                if sub is None:
+                    result[key] = item
+                    continue
+                if item is None and key not in required and not self.accepts_null(sub):
+                    continue  # strict mode's way of leaving it out
+                child = f"{path}.{key}" if path else str(key)
+                result[key] = self.undo(sub, item, child, problems, 0)
+            return result
+        return value  # scalars, and alternatives (transparent by construction)
+
+
+_JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "null"})
+
+
+def _json_text(schema: Any) -> dict[str, Any]:
+    """A value strict mode cannot describe, sent as a string of JSON text (decoded by `openai_arguments`)."""
+    own = schema.get("description") if isinstance(schema, Mapping) else None
+    rest = (
+        {k: v for k, v in schema.items() if k not in ("description", "$schema")}
+        if isinstance(schema, Mapping)
+        else schema
+    )
+    if rest is True or rest == {}:
+        text = "JSON text of any JSON value."
+    else:
+        compact = json.dumps(rest, ensure_ascii=False, separators=(",", ":"))
+        text = f"JSON text of a value matching this JSON Schema: {compact}"
+    return {"type": "string", "description": f"{own}\n{text}" if own else text}
+
+
+def _make_nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """The same schema, admitting null as well."""
+    result = dict(schema)
+    kind = result.get("type")
+    if "anyOf" in result:
+        if not any(_is_null_schema(a) for a in result["anyOf"]):
+            result["anyOf"] = [*result["anyOf"], {"type": "null"}]
+        return result
+    if kind is not None and "$ref" not in result:
+        kinds = [kind] if isinstance(kind, str) else list(kind)
+        if "null" not in kinds:
+            result["type"] = [*kinds, "null"]
+        if "enum" in result and None not in result["enum"]:
+            result["enum"] = [*result["enum"], None]
+        return result
+    wrapper: dict[str, Any] = {}
+    for key in ("title", "description"):
+        if key in result:
+            wrapper[key] = result.pop(key)
+    wrapper["anyOf"] = [result, {"type": "null"}]
+    return wrapper
+
+
+def _with_null(kind: str, schema: Mapping[str, Any]) -> Any:
+    types = _types(schema)
+    return [kind, "null"] if types is not None and "null" in types else kind
+
+
+def _annotate(
+    result: dict[str, Any], schema: Mapping[str, Any], notes: list[str]
+) -> dict[str, Any]:
+    """Put the schema's title and description (plus notes) on a converted schema, in a stable key order."""
+    description = _describe(schema.get("description"), notes)
+    title = schema.get("title")
+    if description is None and not isinstance(title, str):
+        return result
+    if "$ref" in result:  # nothing may stand beside `$ref`
+        result = {"anyOf": [result]}
+    head: dict[str, Any] = {}
+    for key in ("type", "$ref"):
+        if key in result:
+            head[key] = result[key]
+    if isinstance(title, str):
+        head["title"] = title
+    elif "title" in result:
+        head["title"] = result["title"]
+    if description is not None:
+        head["description"] = description
+    return {**head, **{k: v for k, v in result.items() if k not in head}}
+
+
+def _describe(description: Any, notes: list[str]) -> str | None:
+    parts = [description] if isinstance(description, str) and description else []
+    parts += notes
+    return "\n".join(parts) if parts else None
+
+
+def _notes(schema: Mapping[str, Any], handled: Iterable[str]) -> list[str]:
+    """What a schema says that its converted form does not: default, constraints, examples."""
+    skip = set(handled) - _constraint_combinators(schema)
+    notes: list[str] = []
+    if "default" in schema:
+        notes.append(f"Default: {_compact(schema['default'])}.")
+    constraints = [
+        _constraint(key, value)
+        for key, value in schema.items()
+        if key not in skip and key not in _IGNORED and not key.startswith("x-")
+    ]
+    if constraints:
+        notes.append(f"Constraints: {', '.join(constraints)}.")
+    if schema.get("deprecated") is True:
+        notes.append("Deprecated.")
+    examples = schema.get("examples")
+    if isinstance(examples, list) and examples:
+        notes.append(f"Examples: {', '.join(_compact(e) for e in examples)}.")
+    return notes
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _constraint(key: str, value: Any) -> str:
+    """`minimum 1`, `pattern "^[a-z]+$"`, `format date`: one constraint in words."""
+    if key == "format" and isinstance(value, str):
+        return f"{key} {value}"
+    return f"{key} {_compact(value)}"
+
+
+# -- schema helpers -----------------------------------------------------------------------------------------
+
+
+def _constraint_combinators(schema: Mapping[str, Any]) -> set[str]:
+    """`anyOf`/`oneOf`/`allOf` whose members only constrain (`{"required": ["a"]}`, bounds, ...): they shape
+    nothing, so they are described like any other constraint."""
+    found = set()
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        members = schema.get(keyword)
+        if isinstance(members, list) and all(
+            isinstance(m, Mapping) and not (set(m) & _STRUCTURE) - {"required"}
+            for m in members
+        ):
+            found.add(keyword)
+    return found
+
+
+def _structure(schema: Mapping[str, Any]) -> list[str]:
+    """The keywords that shape the schema's values, in the schema's order."""
+    constraints = _constraint_combinators(schema)
+    return [k for k in schema if k in _STRUCTURE and k not in constraints]
+
+
+def _alternatives(schema: Mapping[str, Any]) -> list[Any] | None:
+    """The members of the schema's shaping `anyOf` (or `oneOf`)."""
+    for keyword in ("anyOf", "oneOf"):
+        members = schema.get(keyword)
+        if isinstance(members, list) and keyword not in _constraint_combinators(schema):
+            return members
+    return None
+
+
+def _types(schema: Mapping[str, Any]) -> list[str] | None:
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return [kind]
+    if isinstance(kind, list) and kind and all(isinstance(k, str) for k in kind):
+        return list(kind)
+    return None
+
+
+def _enum_values(schema: Mapping[str, Any]) -> list[Any] | None:
+    if "const" in schema:
+        return [schema["const"]]
+    values = schema.get("enum")
+    return list(values) if isinstance(values, list) else None
+
+
+def _value_types(values: list[Any]) -> list[str]:
+    found: list[str] = []
+    for value in values:
+        if value is None:
+            kind = "null"
+        elif isinstance(value, bool):
+            kind = "boolean"
+        elif isinstance(value, int):
+            kind = "integer"
+        elif isinstance(value, float):
+            kind = "number"
+        elif isinstance(value, str):
+            kind = "string"
+        else:
+            kind = "object" if isinstance(value, Mapping) else "array"
+        if kind not in found:
+            found.append(kind)
+    if "integer" in found and "number" in found:
+        found.remove("integer")
+    return found or ["null"]
+
+
+def _enum_group(kind: str, kinds: list[str], values: list[Any]) -> dict[str, Any]:
+    """`{"type": kind, "enum": [the values of that type]}` (integers count as numbers beside numbers)."""
+    chosen = []
+    for value in values:
+        own = _value_types([value])[0]
+        if own == "integer" and "number" in kinds:
+            own = "number"
+        if own == kind:
+            chosen.append(value)
+    return {"type": kind, "enum": chosen}
+
+
+def _accepts_type(schema: Mapping[str, Any], kind: str) -> bool:
+    types = _types(schema)
+    return types is not None and kind in types
+
+
+def _split_types(schema: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """`{"type": [a, b], ...}` as alternatives `[{"type": a, <a's keywords>}, {"type": b, ...}]`."""
+    alternatives: list[dict[str, Any]] = []
+    for kind in _types(schema) or []:
+        own = _TYPE_KEYWORDS.get(kind, frozenset())
+        branch: dict[str, Any] = {"type": kind}
+        branch.update((k, v) for k, v in schema.items() if k in own)
+        alternatives.append(branch)
+    return alternatives
+
+
+def _is_null_schema(schema: Any) -> bool:
+    return isinstance(schema, Mapping) and (
+        schema.get("type") == "null" or ("const" in schema and schema["const"] is None)
+    )
+
+
+def _properties(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    properties = schema.get("properties")
+    return properties if isinstance(properties, Mapping) else {}
+
+
+def _required(schema: Mapping[str, Any]) -> set[str]:
+    required = schema.get("required")
+    return (
+        {r for r in required if isinstance(r, str)}
+        if isinstance(required, list)
+        else set()
+    )
+
+
+def _pointer(ref: str) -> str | None:
+    """The JSON pointer of a document-local `$ref` ("#", "#/a/b"), or None."""
+    if not ref.startswith("#"):
+        return None
+    pointer = unquote(ref[1:])
+    return pointer if pointer == "" or pointer.startswith("/") else None
+
+
+def _resolve(root: Mapping[str, Any], ref: str) -> Any:
+    """The subschema a document-local `$ref` points to, or None."""
+    pointer = _pointer(ref)
+    if pointer is None:
+        return None
+    node: Any = root
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node if isinstance(node, (Mapping, bool)) else None
+
+
+def _last_token(pointer: str) -> str:
+    return pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+
+
+# -- XML ----------------------------------------------------------------------------------------------------
+
+
+def xml_tool(definition: Mapping[str, Any]) -> ET.Element:
+    """One `<tool name=… description=…><arguments><arg …/>…</arguments></tool>` element, in the AutoByteus
+    style: an `<arg>` has `name`, `type`, `description`, `required`, `default` and `constraints`; an object's
+    properties are nested `<arg>`s, an array's items an `<items>` element, enum values `<enum><value>`
+    children (so any value, commas included, survives), and a schema XML cannot show is given as JSON Schema
+    text in a `<json_schema>` child. Text XML cannot carry at all (control characters) becomes U+FFFD.
+    """
+    document = _schema_document(definition["inputSchema"])
+    tool = ET.Element("tool")
+    tool.set("name", _xml_text(str(definition["name"])))
+    tool.set("description", _xml_text(str(definition.get("description") or "")))
+    arguments = ET.SubElement(tool, "arguments")
+    xml = _Xml(document)
+    root, _ = xml.follow(document, [""])
+    if isinstance(root, Mapping):  # constraints on the arguments as a whole
+        _set_constraints(arguments, root, _EXTRA_PROPERTY_KEYWORDS)
+    xml.members(arguments, document, [""])
+    return tool
+
+
+def _set_constraints(
+    element: ET.Element, schema: Mapping[str, Any], skip: Iterable[str] = ()
+) -> None:
+    """A `constraints` attribute: what the element's schema says beyond type, description and default."""
+    combinators = _constraint_combinators(schema)
+    constraints = [
+        _constraint(key, value)
+        for key, value in schema.items()
+        if (key not in _STRUCTURE or key in combinators)
+        and key not in _IGNORED
+        and key not in skip
+        and not key.startswith("x-")
+    ]
+    if constraints:
+        element.set("constraints", _xml_text(", ".join(constraints)))
+
+
+class _Xml:
+    def __init__(self, root: Mapping[str, Any]) -> None:
+        self.root = root
+
+    def members(self, parent: ET.Element, schema: Any, stack: list[str]) -> None:
+        schema, _ = self.follow(schema, stack)
+        if not isinstance(schema, Mapping):
+            return
+        required = _required(schema)
+        for name, sub in _properties(schema).items():
+            if sub is not False:
+                self.node(parent, "arg", sub, stack, name, name in required)
+
+    def follow(self, schema: Any, stack: list[str]) -> tuple[Any, str | None]:
+        """Through `$ref`s (the referring schema's own keywords win) and nullable alternatives
+        (`anyOf [X, null]` shows as X admitting null): (the target, the name of the last `$ref` followed).
+        """
+        name = None
+        for _ in range(_MAX_REF_HOPS):
+            if not isinstance(schema, Mapping):
+                break
+            nullable = _nullable_alternative(schema)
+            if nullable is not None:
+                schema = nullable
+                continue
+            if not isinstance(schema.get("$ref"), str):
+                break
+            pointer = _pointer(schema["$ref"])
+            target = _resolve(self.root, schema["$ref"])
+            if target is None or pointer is None or pointer in stack:
+                break
+            stack.append(pointer)
+            name = _last_token(pointer) or None
+            merged = {k: v for k, v in schema.items() if k != "$ref"}
+            schema = {**target, **merged} if isinstance(target, Mapping) else target
+        return schema, name
+
+    def node(
+        self,
+        parent: ET.Element,
+        tag: str,
+        original: Any,
+        stack: list[str],
+        name: str | None = None,
+        required: bool | None = None,
+    ) -> None:
+        depth = len(stack)
+        schema, ref_name = self.follow(original, stack)
+        cycle = isinstance(schema, Mapping) and _pointer_of(schema) in stack
+        element = ET.SubElement(parent, tag)
+        if name is not None:
+            element.set("name", _xml_text(name))
+        shown = _resolve(self.root, schema["$ref"]) if cycle else schema
+        element.set("type", self.type_of(shown))
+        if ref_name:
+            element.set("schema", _xml_text(ref_name))
+        if not isinstance(schema, Mapping):
+            del stack[depth:]
+            return
+        if isinstance(schema.get("description"), str):
+            element.set("description", _xml_text(schema["description"]))
+        if required is not None:
+            element.set("required", "true" if required else "false")
+        if "default" in schema:
+            element.set("default", _xml_text(_plain_text(schema["default"])))
+        _set_constraints(element, schema)
+        values = _enum_values(schema)
+        if cycle:  # the same structure as an enclosing element: named, not repeated
+            if not ref_name:
+                target = _pointer_of(schema) or ""
+                element.set("schema", _xml_text(_last_token(target) or "(root)"))
+        elif values is not None:
+            enum = ET.SubElement(element, "enum")
+            for value in values:
+                ET.SubElement(enum, "value").text = _xml_text(_plain_text(value))
+        elif self.simple_object(schema):
+            self.members(element, schema, stack)
+        elif self.simple_array(schema):
+            self.node(element, "items", schema.get("items", True), stack)
+        elif not self.simple_scalar(schema):
+            body = {k: v for k, v in schema.items() if k != "description"}
+            ET.SubElement(element, "json_schema").text = _xml_text(_compact(body))
+        del stack[depth:]
+
+    def type_of(self, schema: Any) -> str:
+        if not isinstance(schema, Mapping):
+            return "any"
+        types = _types(schema)
+        if types is None:
+            values = _enum_values(schema)
+            if values is not None:
+                types = _value_types(values)
+            elif "properties" in schema:
+                types = ["object"]
+            elif "items" in schema:
+                types = ["array"]
+            else:
+                found: list[str] = []
+                for keyword in ("anyOf", "oneOf"):
+                    for alternative in schema.get(keyword) or []:
+                        for kind in self.type_of(self.follow(alternative, [])[0]).split(
+                            "|"
+                        ):
+                            if kind not in found:
+                                found.append(kind)
+                types = found if found and "any" not in found else ["any"]
+        return "|".join(types)
+
+    @staticmethod
+    def simple_object(schema: Mapping[str, Any]) -> bool:
+        return _only(schema, "object") and isinstance(schema.get("properties"), Mapping)
+
+    @staticmethod
+    def simple_array(schema: Mapping[str, Any]) -> bool:
+        return _only(schema, "array") and "prefixItems" not in schema
+
+    @staticmethod
+    def simple_scalar(schema: Mapping[str, Any]) -> bool:
+        types = _types(schema)
+        structure = set(_structure(schema)) - {"type"}
+        return types is not None and not structure and set(types) <= _JSON_TYPES
+
+
+def _nullable_alternative(schema: Mapping[str, Any]) -> dict[str, Any] | None:
+    """`{"anyOf": [X, {"type": "null"}], ...}` as X admitting null (X's `type` gains "null"), else None."""
+    structure = [k for k in schema if k in _STRUCTURE]
+    if len(structure) != 1 or structure[0] not in ("anyOf", "oneOf"):
+        return None
+    alternatives = schema[structure[0]]
+    if not isinstance(alternatives, list):
+        return None
+    others = [a for a in alternatives if not _is_null_schema(a)]
+    if len(others) != 1 or len(others) == len(alternatives):
+        return None
+    inner = others[0]
+    if not isinstance(inner, Mapping) or not isinstance(inner.get("type"), (str, list)):
+        return None
+    merged = {**inner, **{k: v for k, v in schema.items() if k != structure[0]}}
+    kinds = _types(inner) or []
+    merged["type"] = kinds if "null" in kinds else [*kinds, "null"]
+    return merged
+
+
+def _pointer_of(schema: Mapping[str, Any]) -> str | None:
+    ref = schema.get("$ref")
+    return _pointer(ref) if isinstance(ref, str) else None
+
+
+def _only(schema: Mapping[str, Any], kind: str) -> bool:
+    """`type` is `kind` (perhaps nullable), and no alternatives or intersections complicate it."""
+    types = _types(schema) or (
+        [kind] if kind == "object" and "properties" in schema else []
+    )
+    combined = bool({"anyOf", "oneOf", "allOf", "$ref"} & set(_structure(schema)))
+    return [t for t in types if t != "null"] == [kind] and not combined
+
+
+def _plain_text(value: Any) -> str:
+    return value if isinstance(value, str) else _compact(value)
+
+
+def _xml_text(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text)
