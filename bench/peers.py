@@ -31,13 +31,21 @@ def _peer_input(specs: Path, folder: Path) -> None:
     for batch in sorted((specs / "tools").glob("*.json")):
         for tool in json.loads(batch.read_text()):
             body = tool.get("function", tool)
-            schema = json.loads(json.dumps(body["parameters"]).replace("../entities/", ""))
-            (folder / f"{body['name']}.json").write_text(json.dumps({"title": body["name"], **schema}))
+            schema = json.loads(
+                json.dumps(body["parameters"]).replace("../entities/", "")
+            )
+            (folder / f"{body['name']}.json").write_text(
+                json.dumps({"title": body["name"], **schema})
+            )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datamodel-codegen", required=True, help="path to the datamodel-codegen executable")
+    parser.add_argument(
+        "--datamodel-codegen",
+        required=True,
+        help="path to the datamodel-codegen executable",
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000])
     args = parser.parse_args()
     print(f"{'tools':>6} {'codegen s':>10} {'datamodel-codegen s':>20} {'ratio':>6}")
@@ -47,11 +55,33 @@ def main() -> None:
             make_specs(specs, count)
             _peer_input(specs, Path(tmp) / "peer_in")
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "codegen", str(specs), "-o", str(Path(tmp) / "ours"), "-q"], check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "codegen",
+                    str(specs),
+                    "-o",
+                    str(Path(tmp) / "ours"),
+                    "-q",
+                ],
+                check=True,
+            )
             ours = time.perf_counter() - start
             start = time.perf_counter()
-            peer = [args.datamodel_codegen, "--input", str(Path(tmp) / "peer_in"), "--input-file-type", "jsonschema"]
-            peer += ["--output", str(Path(tmp) / "theirs"), "--output-model-type", "pydantic_v2.BaseModel"]
+            peer = [
+                args.datamodel_codegen,
+                "--input",
+                str(Path(tmp) / "peer_in"),
+                "--input-file-type",
+                "jsonschema",
+            ]
+            peer += [
+                "--output",
+                str(Path(tmp) / "theirs"),
+                "--output-model-type",
+                "pydantic_v2.BaseModel",
+            ]
             subprocess.run(peer, check=True, capture_output=True)
             theirs = time.perf_counter() - start
             print(f"{count:>6} {ours:>10.2f} {theirs:>20.2f} {theirs / ours:>6.1f}")

@@ -28,30 +28,65 @@ TOOLS_PER_FILE = 10
 
 
 def _property(rng: random.Random, depth: int) -> dict[str, Any]:
-    kind = rng.choice(["string", "integer", "number", "boolean", "enum", "date", "array", "object", "nullable"])
+    kind = rng.choice(
+        [
+            "string",
+            "integer",
+            "number",
+            "boolean",
+            "enum",
+            "date",
+            "array",
+            "object",
+            "nullable",
+        ]
+    )
     if kind == "string":
-        return {"type": "string", "minLength": 1, "maxLength": rng.randint(10, 200), "description": "A string."}
+        return {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": rng.randint(10, 200),
+            "description": "A string.",
+        }
     if kind == "integer":
-        return {"type": "integer", "minimum": 0, "maximum": rng.randint(10, 10_000), "default": 1}
+        return {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": rng.randint(10, 10_000),
+            "default": 1,
+        }
     if kind == "number":
         return {"type": "number", "exclusiveMinimum": 0, "multipleOf": 0.5}
     if kind == "boolean":
         return {"type": "boolean", "default": False}
     if kind == "enum":
-        return {"type": "string", "enum": ["alpha", "beta", "gamma", "delta"][: rng.randint(2, 4)]}
+        return {
+            "type": "string",
+            "enum": ["alpha", "beta", "gamma", "delta"][: rng.randint(2, 4)],
+        }
     if kind == "date":
         return {"type": "string", "format": rng.choice(["date", "date-time"])}
     if kind == "nullable":
         return {"anyOf": [{"type": "string", "pattern": "^[a-z]+$"}, {"type": "null"}]}
     if kind == "array" or depth >= 2:
-        return {"type": "array", "items": {"type": "string"}, "minItems": 1, "uniqueItems": True}
+        return {
+            "type": "array",
+            "items": {"type": "string"},
+            "minItems": 1,
+            "uniqueItems": True,
+        }
     return _object(rng, depth + 1, rng.randint(2, 4))
 
 
 def _object(rng: random.Random, depth: int, size: int) -> dict[str, Any]:
     properties = {f"field_{i}": _property(rng, depth) for i in range(size)}
     required = sorted(rng.sample(sorted(properties), k=max(1, size // 2)))
-    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
 
 
 def make_specs(folder: Path, count: int, seed: int = 7) -> None:
@@ -66,19 +101,29 @@ def make_specs(folder: Path, count: int, seed: int = 7) -> None:
         for t in range(start, min(count, start + TOOLS_PER_FILE)):
             parameters = _object(rng, 0, rng.randint(3, 8))
             if rng.random() < 0.3:
-                parameters["properties"]["subject"] = {"$ref": f"../entities/Entity{t % max(1, count // 50)}.schema.json"}
-            tool: dict[str, Any] = {"name": f"tool_{t}", "description": f"Synthetic tool {t}.", "parameters": parameters}
+                parameters["properties"]["subject"] = {
+                    "$ref": f"../entities/Entity{t % max(1, count // 50)}.schema.json"
+                }
+            tool: dict[str, Any] = {
+                "name": f"tool_{t}",
+                "description": f"Synthetic tool {t}.",
+                "parameters": parameters,
+            }
             if rng.random() < 0.5:
                 tool = {"type": "function", "function": tool}
             tools.append(tool)
         (folder / "tools").mkdir(exist_ok=True)
-        (folder / "tools" / f"batch_{start // TOOLS_PER_FILE:04d}.json").write_text(json.dumps(tools, indent=2))
+        (folder / "tools" / f"batch_{start // TOOLS_PER_FILE:04d}.json").write_text(
+            json.dumps(tools, indent=2)
+        )
 
 
 def _build(specs: Path, out: Path) -> tuple[float, dict[str, str]]:
     start = time.perf_counter()
     result = compile_specs([specs], previous=PreviousBuild(out))
-    assert result.files is not None, [d.render() for d in result.diagnostics.sorted()][:3]
+    assert result.files is not None, [d.render() for d in result.diagnostics.sorted()][
+        :3
+    ]
     write_output(out, result.files, result.keys)
     return time.perf_counter() - start, result.files
 
@@ -91,11 +136,22 @@ def bench(count: int) -> dict[str, Any]:
         first, files = _build(specs, out)
         noop, _ = _build(specs, out)
         edited = specs / "tools" / "batch_0000.json"
-        edited.write_text(edited.read_text().replace("Synthetic tool 0.", "Synthetic tool 0, edited."))
+        edited.write_text(
+            edited.read_text().replace("Synthetic tool 0.", "Synthetic tool 0, edited.")
+        )
         one, _ = _build(specs, out)
-        lines = sum(text.count("\n") for path, text in files.items() if path.endswith(".py"))
+        lines = sum(
+            text.count("\n") for path, text in files.items() if path.endswith(".py")
+        )
         spec_files = sum(1 for p in specs.rglob("*.json"))
-        return {"tools": count, "spec_files": spec_files, "output_lines": lines, "seconds": first, "noop": noop, "one": one}
+        return {
+            "tools": count,
+            "spec_files": spec_files,
+            "output_lines": lines,
+            "seconds": first,
+            "noop": noop,
+            "one": one,
+        }
 
 
 def main() -> None:
