@@ -9,14 +9,17 @@ from typing import Any, Literal, Protocol, TypedDict
 from ._runtime import exports as _exports
 from ._runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec, run_tool
 from . import greeting as _greeting
+from . import saved_forecasts as _saved_forecasts
 from . import weather as _weather
 from .forecast import *  # noqa: F401,F403
 from .greeting import *  # noqa: F401,F403
+from .saved_forecasts import *  # noqa: F401,F403
 from .weather import *  # noqa: F401,F403
 
 
 class Tools(
     _greeting.Tools,
+    _saved_forecasts.Tools,
     _weather.Tools,
     Protocol,
 ):
@@ -27,6 +30,7 @@ TOOLS: dict[str, ToolSpec] = {
     spec.name: spec
     for specs in (
         _greeting.TOOL_SPECS,
+        _saved_forecasts.TOOL_SPECS,
         _weather.TOOL_SPECS,
     )
     for spec in specs
@@ -100,4 +104,11 @@ __all__: list[str] = [
     "GetForecastFn",
     "GreetArgs",
     "GreetFn",
+    "SAVED_FORECASTS_INPUT_SCHEMA",
+    "SAVED_FORECASTS_OUTPUT_SCHEMA",
+    "SAVED_FORECASTS_SQL",
+    "SavedForecastsArgs",
+    "bind_saved_forecasts",
+    "execute_saved_forecasts",
+    "saved_forecasts",
 ]

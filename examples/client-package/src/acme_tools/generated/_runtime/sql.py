@@ -1,0 +1,229 @@
+"""Running generated SQL functions over SQLAlchemy 2 (`text()` with bound parameters).
+
+SQLAlchemy is imported only when a statement runs, so a package imports (and its non-SQL tools work) without it.
+The SQL text of every function was prepared by the compiler for `text()`: SQLAlchemy binds exactly the
+placeholders the compiler found (see codegen/frontends/sqlscan.py). Values are always bound, never formatted into
+the text; list parameters used as `IN :ids` are expanding bind parameters.
+
+Before binding, values become what the driver takes: SQLite gets `float` for `Decimal` and ISO text for dates and
+date-times (its driver has no such types); PostgreSQL drivers and others get the Python values. Rows are mapped to
+the function's return shape: an entity (one row or None), a list of entities, a value (first column of the first
+row), a list of values (the first column), or nothing.
+
+A function's database connection, when `dispatch` runs it, is the context's `databases.<connection name>`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from .dispatch import MissingContextError, lookup
+
+if TYPE_CHECKING:  # pragma: no cover
+    from sqlalchemy import Connection, CursorResult, TextClause
+
+_MISSING: Any = object()
+
+
+class SqlResultError(LookupError):
+    """The rows of a statement do not fit its function's return shape (no row, or more than one)."""
+
+
+def from_context(
+    context: Any, path: str, kind: Any, tool: str, default: Any = _MISSING
+) -> Any:
+    """The value at `path` in `context`, as `kind`; `default` when it is missing, else MissingContextError."""
+    try:
+        value = lookup(context, path)
+    except LookupError:
+        if default is _MISSING:
+            raise MissingContextError(
+                f"tool {tool!r} needs a value at {path!r} in the context"
+            ) from None
+        value = default
+    return context_value(value, kind, path)
+
+
+def context_value(value: Any, kind: Any, path: str) -> Any:
+    """A context value converted to the argument's Python type (lax: the application, not an LLM, set it)."""
+    try:
+        return _adapter(kind).validate_python(value)
+    except ValidationError as exc:
+        problems = "; ".join(error["msg"] for error in exc.errors(include_url=False))
+        raise ValueError(
+            f"the context value at {path!r} is invalid: {problems}"
+        ) from None
+
+
+@lru_cache(maxsize=256)
+def _adapter(kind: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(kind)
+
+
+def connection(context: Any, name: str) -> Connection:
+    """The connection named `name` in the context (`databases.<name>`), for `dispatch`."""
+    path = f"databases.{name}"
+    try:
+        found: Connection = lookup(context, path)
+    except LookupError:
+        raise MissingContextError(
+            f"the context has no database connection at {path!r}"
+        ) from None
+    return found
+
+
+@lru_cache(maxsize=1024)
+def statement(
+    sql: str,
+    expanding: tuple[str, ...] = (),
+    types: tuple[tuple[str, str], ...] = (),
+) -> TextClause:
+    """The `text()` construct of a prepared SQL text: list parameters expanding, and typed parameters (so that
+    PostgreSQL knows the type of a NULL, e.g. in `:since IS NULL`)."""
+    from sqlalchemy import bindparam, text
+
+    clause = text(sql)
+    kinds = dict(types)
+    names = sorted(set(expanding) | set(kinds))
+    if names:
+        clause = clause.bindparams(
+            *(
+                bindparam(
+                    name, type_=_sql_type(kinds.get(name)), expanding=name in expanding
+                )
+                for name in names
+            )
+        )
+    return clause
+
+
+def _sql_type(kind: str | None) -> Any:
+    from sqlalchemy import types
+
+    found = {
+        "integer": types.BigInteger,
+        "number": types.Float,
+        "decimal": types.Numeric,
+        "boolean": types.Boolean,
+        "string": types.String,
+        "date": types.Date,
+    }.get(kind or "")
+    if kind == "date-time":
+        return types.DateTime(timezone=True)
+    return found() if found is not None else None
+
+
+def execute(
+    conn: Connection,
+    sql: str,
+    params: Mapping[str, Any],
+    expanding: tuple[str, ...] = (),
+    types: Mapping[str, str] | None = None,
+) -> CursorResult[Any]:
+    """Run a prepared SQL text with its bind parameters, converted for the connection's driver.
+
+    `types` gives the kind of each parameter ("integer", "decimal", "date", ...): SQLAlchemy then binds them
+    typed. SQLite gets no types: its values are converted here instead (`driver_value`).
+    """
+    dialect = conn.dialect.name
+    values = {name: driver_value(value, dialect) for name, value in params.items()}
+    typed = () if dialect == "sqlite" else tuple(sorted((types or {}).items()))
+    return conn.execute(statement(sql, expanding, typed), values)
+
+
+def driver_value(value: Any, dialect: str) -> Any:
+    """A Python value as the driver of `dialect` binds it (lists item by item)."""
+    if isinstance(value, BaseModel):
+        raise TypeError("a model cannot be bound to a SQL parameter")
+    if isinstance(value, (list, tuple)):
+        return [driver_value(item, dialect) for item in value]
+    if dialect != "sqlite":
+        return value
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, datetime.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    return value
+
+
+def fetch_one(
+    result: CursorResult[Any],
+    model: type[BaseModel],
+    columns: Mapping[str, str],
+    closed: bool,
+) -> Any:
+    """The one row of `result` as `model`, or None without rows; more than one row is an error."""
+    rows = result.mappings().fetchmany(2)
+    if len(rows) > 1:
+        raise SqlResultError(
+            f"the statement returned more than one row for a single {model.__name__}"
+        )
+    if not rows:
+        return None
+    return model.model_validate(row_data(rows[0], columns, closed))
+
+
+def fetch_all(
+    result: CursorResult[Any],
+    model: type[BaseModel],
+    columns: Mapping[str, str],
+    closed: bool,
+) -> list[Any]:
+    """Every row of `result` as `model`."""
+    return [
+        model.model_validate(row_data(row, columns, closed))
+        for row in result.mappings()
+    ]
+
+
+def fetch_value(result: CursorResult[Any], kind: Any) -> Any:
+    """The first column of the first row, as `kind`; a statement without rows is an error."""
+    row = result.first()
+    if row is None:
+        raise SqlResultError("the statement returned no rows")
+    return _adapter(kind).validate_python(row[0])
+
+
+def fetch_values(result: CursorResult[Any], kind: Any) -> list[Any]:
+    """The first column of every row, as a list of `kind`."""
+    adapter = _adapter(kind)
+    return [adapter.validate_python(row[0]) for row in result]
+
+
+def row_data(
+    row: Mapping[Any, Any], columns: Mapping[str, str], closed: bool
+) -> dict[str, Any]:
+    """A row as the JSON data of an entity: SQLite's 0/1 booleans and ISO date-time text (with a space) are read
+    as what they stand for, NULL in an optional column ("…?") is an absent field, and a closed entity ignores
+    columns it does not declare."""
+    data: dict[str, Any] = {}
+    for key, value in row.items():
+        name = str(key)
+        kind = columns.get(name)
+        if kind is None and closed:
+            continue
+        if value is None and kind is not None and kind.endswith("?"):
+            continue  # NULL in an optional column: the field is absent
+        data[name] = _column(value, kind)
+    return data
+
+
+def _column(value: Any, kind: str | None) -> Any:
+    kind = (kind or "").rstrip("?")
+    if kind == "boolean" and type(value) is int and value in (0, 1):
+        return bool(value)
+    if kind == "date-time" and isinstance(value, str):
+        try:
+            parsed = datetime.datetime.fromisoformat(value)
+        except ValueError:
+            return value
+        return parsed if parsed.tzinfo is not None else value
+    return value
