@@ -13,12 +13,24 @@ from urllib.parse import unquote
 from ..diagnostics import Diagnostics
 from ..ir import JArray, JObject, to_plain
 from ..plan import ANY, NONE, FieldPlan, ModelPlan, ModulePlan, PyType
-from ..runtime.validation import is_valid
+from ..runtime.validation import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, is_valid
 from .naming import Scope, class_name, field_name, pascal
 from .resolve import Document, escape_pointer, resolve_pointer
 
-_ANNOTATION_ONLY = {"title", "description", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly"}
-_STRING_FORMATS = {"date": PyType("_dt.date", needs=frozenset({"_dt"})), "date-time": PyType("_dt.datetime", needs=frozenset({"_dt"}))}
+_ANNOTATION_ONLY = {
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+}
+_STRING_FORMATS = {
+    "date": PyType("_dt.date", needs=frozenset({"_dt"})),
+    "date-time": PyType("_dt.datetime", needs=frozenset({"_dt"})),
+}
 _DECIMAL = PyType("_decimal.Decimal", needs=frozenset({"_decimal"}))
 _SIMPLE = {
     "string": PyType("str"),
@@ -34,7 +46,9 @@ def is_structured_object(schema: Any) -> bool:
     if not isinstance(schema, JObject):
         return False
     kind = schema.get("type")
-    if kind != "object" and not (isinstance(kind, JArray) and list(kind) in (["object"], ["object", "null"])):
+    if kind != "object" and not (
+        isinstance(kind, JArray) and list(kind) in (["object"], ["object", "null"])
+    ):
         return False
     return "properties" in schema or schema.get("additionalProperties") is False
 
@@ -63,7 +77,9 @@ class DocumentTyper:
 
     # -- models -------------------------------------------------------------------------------------------
 
-    def root_model(self, cls: str, doc_text: str | None, *, force_object: bool = False) -> ModelPlan:
+    def root_model(
+        self, cls: str, doc_text: str | None, *, force_object: bool = False
+    ) -> ModelPlan:
         """The model (class name `cls`, already claimed) for the whole document: a BaseModel for an object
         schema, else a RootModel."""
         schema = self.doc.schema
@@ -80,16 +96,29 @@ class DocumentTyper:
         """The Python type of the whole document, lifting a model named `hint` if it is an object."""
         return self.map(self.doc.schema, "", hint)
 
-    def _object_model(self, schema: Any, pointer: str, cls: str, doc_text: str | None) -> ModelPlan:
+    def _object_model(
+        self, schema: Any, pointer: str, cls: str, doc_text: str | None
+    ) -> ModelPlan:
         properties = schema.get("properties") if isinstance(schema, JObject) else None
-        required_list = schema.get("required", ()) if isinstance(schema, JObject) else ()
-        required = {r for r in required_list if isinstance(r, str)} if isinstance(required_list, JArray) else set()
+        required_list = (
+            schema.get("required", ()) if isinstance(schema, JObject) else ()
+        )
+        required = (
+            {r for r in required_list if isinstance(r, str)}
+            if isinstance(required_list, JArray)
+            else set()
+        )
         names = Scope()
         fields = []
         for wire, sub in (properties or {}).items():
             sub_pointer = f"{pointer}/properties/{escape_pointer(wire)}"
-            fields.append(self._field(wire, sub, sub_pointer, cls, names, wire in required))
-        closed = schema.get("additionalProperties") is False and "patternProperties" not in schema
+            fields.append(
+                self._field(wire, sub, sub_pointer, cls, names, wire in required)
+            )
+        closed = (
+            schema.get("additionalProperties") is False
+            and "patternProperties" not in schema
+        )
         plan = ModelPlan(
             cls,
             self.module.dotted,
@@ -102,7 +131,15 @@ class DocumentTyper:
         self.module.models.append(plan)
         return plan
 
-    def _field(self, wire: str, sub: Any, pointer: str, owner: str, names: Scope, required: bool) -> FieldPlan:
+    def _field(
+        self,
+        wire: str,
+        sub: Any,
+        pointer: str,
+        owner: str,
+        names: Scope,
+        required: bool,
+    ) -> FieldPlan:
         py_name = names.claim(field_name(wire))
         kind = self.map(sub, pointer, owner + pascal(wire))
         description = _description(sub)
@@ -112,7 +149,15 @@ class DocumentTyper:
         if isinstance(sub, JObject) and "default" in sub:
             default = to_plain(sub["default"])
             if is_valid(default, self.plain_root, pointer=pointer):
-                return FieldPlan(py_name, wire, kind if default is not None else optional, False, default, True, description)
+                return FieldPlan(
+                    py_name,
+                    wire,
+                    kind if default is not None else optional,
+                    False,
+                    default,
+                    True,
+                    description,
+                )
             self.diags.warning(
                 "default-mismatch",
                 f"the default of {wire!r} does not match its own schema; it is ignored (the field defaults to None)",
@@ -129,7 +174,9 @@ class DocumentTyper:
         if pointer in self._by_pointer:
             return self._by_pointer[pointer]
         if pointer in self._in_progress:
-            return ANY  # a cycle through non-model schemas: only a model can name itself
+            return (
+                ANY  # a cycle through non-model schemas: only a model can name itself
+            )
         if is_structured_object(schema):
             cls = self.classes.claim(hint, *self._alternatives(hint))
             kind = PyType(cls, models=frozenset({cls}))
@@ -157,17 +204,23 @@ class DocumentTyper:
         if isinstance(schema.get("$ref"), str):
             return self._ref(schema["$ref"], pointer, hint)
         if "enum" in schema or "const" in schema:
-            values = list(schema["enum"]) if isinstance(schema.get("enum"), JArray) else []
+            values = (
+                list(schema["enum"]) if isinstance(schema.get("enum"), JArray) else []
+            )
             if "const" in schema:
                 values = [schema["const"]]
             return _literal(values)
         types = _types(schema)
         if not types:
             return self._combinator(schema, pointer, hint)
-        options = [self._one_type(t, schema, pointer, hint, len(types) > 1) for t in types]
+        options = [
+            self._one_type(t, schema, pointer, hint, len(types) > 1) for t in types
+        ]
         return PyType.union(options)
 
-    def _one_type(self, kind: str, schema: JObject, pointer: str, hint: str, in_union: bool) -> PyType:
+    def _one_type(
+        self, kind: str, schema: JObject, pointer: str, hint: str, in_union: bool
+    ) -> PyType:
         if kind == "string":
             return _STRING_FORMATS.get(schema.get("format"), _SIMPLE["string"])  # type: ignore[arg-type]
         if kind == "number":
@@ -183,8 +236,14 @@ class DocumentTyper:
             return PyType(f"list[{item.expr}]", item.models, item.needs)
         if kind == "object":
             extra = schema.get("additionalProperties")
-            if isinstance(extra, JObject) and "properties" not in schema and "patternProperties" not in schema:
-                value = self.map(extra, f"{pointer}/additionalProperties", hint + "Value")
+            if (
+                isinstance(extra, JObject)
+                and "properties" not in schema
+                and "patternProperties" not in schema
+            ):
+                value = self.map(
+                    extra, f"{pointer}/additionalProperties", hint + "Value"
+                )
                 return PyType(f"dict[str, {value.expr}]", value.models, value.needs)
             return PyType("dict[str, Any]", needs=frozenset({"Any"}))
         return _SIMPLE.get(kind, ANY)
@@ -195,7 +254,9 @@ class DocumentTyper:
             if isinstance(branches, JArray) and branches:
                 return PyType.union(
                     [
-                        self.map(branch, f"{pointer}/{keyword}/{i}", f"{hint}Option{i + 1}")
+                        self.map(
+                            branch, f"{pointer}/{keyword}/{i}", f"{hint}Option{i + 1}"
+                        )
                         for i, branch in enumerate(branches)
                     ]
                 )
@@ -218,13 +279,10 @@ class DocumentTyper:
         return self.map(target, target_pointer, pascal(last) or hint)
 
 
-_SUBSCHEMA_MAPS = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
-_SUBSCHEMA_LISTS = {"allOf", "anyOf", "oneOf", "prefixItems"}
-
-
 def _resource_of(root: Any, pointer: str) -> str:
     """The pointer of the innermost embedded schema resource (a subschema with `$id`) holding `pointer`; "" for
-    the document itself. `pointer` names a schema, so its tokens alternate keywords with names or indexes."""
+    the document itself. `pointer` names a schema, so its tokens alternate keywords with names or indexes.
+    """
     found, node, here = "", root, ""
     tokens = pointer.split("/")[1:] if pointer else []
     expect_schema = True
@@ -240,7 +298,9 @@ def _resource_of(root: Any, pointer: str) -> str:
             return found
         here = f"{here}/{raw}"
         # After a keyword naming a map or list of subschemas comes a name or index; after anything else, a schema.
-        expect_schema = not (expect_schema and token in _SUBSCHEMA_MAPS | _SUBSCHEMA_LISTS)
+        expect_schema = not (
+            expect_schema and (token in SUBSCHEMA_MAPS or token in SUBSCHEMA_LISTS)
+        )
     if expect_schema and isinstance(node, JObject) and _is_resource(node) and here:
         found = here
     return found
@@ -265,7 +325,9 @@ def _literal(values: list[Any]) -> PyType:
     plain = [v for v in values if v is not None]
     if not all(isinstance(v, (str, int)) for v in plain) or not values:
         return ANY
-    if any(isinstance(v, bool) for v in plain) and any(not isinstance(v, bool) and isinstance(v, int) for v in plain):
+    if any(isinstance(v, bool) for v in plain) and any(
+        not isinstance(v, bool) and isinstance(v, int) for v in plain
+    ):
         return ANY  # Literal cannot tell True from 1
     from ..backends.literals import py_literal
 
@@ -274,7 +336,11 @@ def _literal(values: list[Any]) -> PyType:
         text = py_literal(value)
         if text not in parts:
             parts.append(text)
-    kind = PyType(f"Literal[{', '.join(parts)}]", needs=frozenset({"Literal"})) if parts else NONE
+    kind = (
+        PyType(f"Literal[{', '.join(parts)}]", needs=frozenset({"Literal"}))
+        if parts
+        else NONE
+    )
     if len(plain) != len(values) and parts:
         kind = PyType.union([kind, NONE])
     return kind

@@ -16,12 +16,20 @@ from typing import Any
 from urllib.parse import unquote
 
 from ..diagnostics import Diagnostics, Span
-from ..ir import DATA_KEYWORDS, DELETE, JArray, JObject, SpecModule, Tool, schema_objects
+from ..ir import (
+    DATA_KEYWORDS,
+    DELETE,
+    JArray,
+    JObject,
+    SpecModule,
+    Tool,
+    schema_objects,
+)
+from ..runtime.validation import SUBSCHEMA_MAPS
 from .naming import Scope
 
 ENTITY_SCHEME = "entity:"
 META_SCHEMA_BASE = "https://json-schema.org/draft/2020-12/"
-_SCHEMA_MAP_KEYWORDS = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
 
 
 @dataclass(frozen=True)
@@ -29,15 +37,21 @@ class Document:
     """A self-contained JSON Schema document and which of its `$defs` are embedded entities."""
 
     schema: Any  # JObject | bool
-    entity_pointers: dict[str, str] = field(default_factory=dict)  # "/$defs/User" -> entity name
+    entity_pointers: dict[str, str] = field(
+        default_factory=dict
+    )  # "/$defs/User" -> entity name
 
 
 @dataclass
 class Program:
     modules: list[SpecModule]
-    entities: dict[str, tuple[Any, SpecModule]] = field(default_factory=dict)  # name -> (Entity, module)
+    entities: dict[str, tuple[Any, SpecModule]] = field(
+        default_factory=dict
+    )  # name -> (Entity, module)
     tools: dict[str, tuple[Tool, SpecModule]] = field(default_factory=dict)
-    entity_files: dict[str, str] = field(default_factory=dict)  # posix path of a .schema.json -> entity name
+    entity_files: dict[str, str] = field(
+        default_factory=dict
+    )  # posix path of a .schema.json -> entity name
 
 
 def build_namespace(modules: list[SpecModule], diags: Diagnostics) -> Program:
@@ -58,14 +72,18 @@ def build_namespace(modules: list[SpecModule], diags: Diagnostics) -> Program:
             if kind == "entity":
                 program.entities[definition.name] = (definition, module)
                 if module.source.path.name.endswith(".schema.json"):
-                    program.entity_files[module.source.path.resolve().as_posix()] = definition.name
+                    program.entity_files[module.source.path.resolve().as_posix()] = (
+                        definition.name
+                    )
             else:
                 program.tools[definition.name] = (definition, module)
     _check_agents(modules, program, diags)
     return program
 
 
-def _check_agents(modules: list[SpecModule], program: Program, diags: Diagnostics) -> None:
+def _check_agents(
+    modules: list[SpecModule], program: Program, diags: Diagnostics
+) -> None:
     """Every tool an agent lists must be defined somewhere (possibly in another file); agent names are unique."""
     seen: dict[str, Span] = {}
     for module in modules:
@@ -82,7 +100,11 @@ def _check_agents(modules: list[SpecModule], program: Program, diags: Diagnostic
                 if name not in program.tools:
                     close = difflib.get_close_matches(name, sorted(program.tools), n=1)
                     hint = f"; did you mean {close[0]!r}?" if close else ""
-                    diags.error("unknown-tool", f"agent {agent.name!r} lists {name!r}, which no spec defines{hint}", agent.span)
+                    diags.error(
+                        "unknown-tool",
+                        f"agent {agent.name!r} lists {name!r}, which no spec defines{hint}",
+                        agent.span,
+                    )
 
 
 def iter_refs(schema: Any, pointer: str = "") -> Iterator[tuple[JObject, str]]:
@@ -98,8 +120,10 @@ def iter_refs(schema: Any, pointer: str = "") -> Iterator[tuple[JObject, str]]:
                     continue
                 value = node[key]
                 child = f"{at}/{escape_pointer(key)}"
-                if key in _SCHEMA_MAP_KEYWORDS and isinstance(value, JObject):
-                    stack.extend((v, f"{child}/{escape_pointer(k)}") for k, v in value.items())
+                if key in SUBSCHEMA_MAPS and isinstance(value, JObject):
+                    stack.extend(
+                        (v, f"{child}/{escape_pointer(k)}") for k, v in value.items()
+                    )
                 elif isinstance(value, (JObject, JArray)):
                     stack.append((value, child))
         elif isinstance(node, JArray):
@@ -127,7 +151,11 @@ def resolve_pointer(doc: Any, pointer: str) -> tuple[bool, Any]:
 
 def _has_ids(schema: Any) -> bool:
     """Whether the document names parts of itself (`$id`, anchors): then refs resolve by URI, at run time."""
-    return any(key in node for node in schema_objects(schema) for key in ("$id", "$anchor", "$dynamicAnchor"))
+    return any(
+        key in node
+        for node in schema_objects(schema)
+        for key in ("$id", "$anchor", "$dynamicAnchor")
+    )
 
 
 class DocumentBuilder:
@@ -137,7 +165,9 @@ class DocumentBuilder:
         self.program = program
         self.diags = diags
 
-    def build(self, schema: Any, module: SpecModule, own_entity: str | None = None) -> Document:
+    def build(
+        self, schema: Any, module: SpecModule, own_entity: str | None = None
+    ) -> Document:
         embedded: dict[str, str] = {}  # entity name -> $defs key
         pending: list[str] = []
         defs = schema.get("$defs") if isinstance(schema, JObject) else None
@@ -153,24 +183,47 @@ class DocumentBuilder:
 
         root = self._rewrite(schema, module, "", embed, check_local=True)
         if isinstance(root, JObject) and "$schema" in root:
-            root = root.replace(**{"$schema": DELETE})  # documents are emitted as draft 2020-12
+            root = root.replace(
+                **{"$schema": DELETE}
+            )  # documents are emitted as draft 2020-12
         defs_items: dict[str, Any] = dict(defs or {})
         while pending:
             name = pending.pop(0)
             entity, entity_module = self.program.entities[name]
             prefix = f"/$defs/{escape_pointer(embedded[name])}"
-            body = self._rewrite(entity.schema, entity_module, prefix, embed, check_local=False)
+            body = self._rewrite(
+                entity.schema, entity_module, prefix, embed, check_local=False
+            )
             if isinstance(body, JObject):
                 body = body.replace(**{"$id": DELETE, "$schema": DELETE})
             defs_items[embedded[name]] = body
         if embedded and isinstance(root, JObject):
             span = root.span
-            ordered = {k: defs_items[k] for k in sorted(defs_items)} if not defs else defs_items
-            root = root.replace(**{"$defs": JObject(ordered, defs.span if isinstance(defs, JObject) else span)})
-        pointers = {f"/$defs/{escape_pointer(key)}": name for name, key in embedded.items()}
+            ordered = (
+                {k: defs_items[k] for k in sorted(defs_items)}
+                if not defs
+                else defs_items
+            )
+            root = root.replace(
+                **{
+                    "$defs": JObject(
+                        ordered, defs.span if isinstance(defs, JObject) else span
+                    )
+                }
+            )
+        pointers = {
+            f"/$defs/{escape_pointer(key)}": name for name, key in embedded.items()
+        }
         return Document(root, pointers)
 
-    def _rewrite(self, schema: Any, module: SpecModule, prefix: str, embed: Any, check_local: bool) -> Any:
+    def _rewrite(
+        self,
+        schema: Any,
+        module: SpecModule,
+        prefix: str,
+        embed: Any,
+        check_local: bool,
+    ) -> Any:
         """Return `schema` with entity refs pointing into `$defs` and local refs shifted under `prefix`."""
         replacements: dict[str, str] = {}
         has_ids = _has_ids(schema)
@@ -189,7 +242,13 @@ class DocumentBuilder:
         return _replace_refs(schema, replacements)
 
     def _target(
-        self, ref: str, node: JObject, module: SpecModule, doc: Any, has_ids: bool, check_local: bool
+        self,
+        ref: str,
+        node: JObject,
+        module: SpecModule,
+        doc: Any,
+        has_ids: bool,
+        check_local: bool,
     ) -> tuple[str, Any] | None:
         span = node.value_span("$ref")
         if ref.startswith(ENTITY_SCHEME):
@@ -200,15 +259,25 @@ class DocumentBuilder:
             return "entity", (name, "")
         if ref.startswith("#"):
             fragment = ref[1:]
-            if check_local and not has_ids and (fragment == "" or fragment.startswith("/")):
+            if (
+                check_local
+                and not has_ids
+                and (fragment == "" or fragment.startswith("/"))
+            ):
                 found, _ = resolve_pointer(doc, fragment)
                 if not found:
-                    self.diags.error("ref-unresolved", f"$ref {ref!r} points to nothing in this document", span)
+                    self.diags.error(
+                        "ref-unresolved",
+                        f"$ref {ref!r} points to nothing in this document",
+                        span,
+                    )
                     return None
             return "local", None
         file_part, _, fragment = ref.partition("#")
         if file_part.startswith(META_SCHEMA_BASE):
-            return None  # the draft 2020-12 meta-schemas travel with the runtime validator
+            return (
+                None  # the draft 2020-12 meta-schemas travel with the runtime validator
+            )
         if file_part.endswith(".json") and "://" not in file_part:
             base = module.source.path.resolve().parent.as_posix()
             path = posixpath.normpath(posixpath.join(base, unquote(file_part)))
@@ -231,7 +300,11 @@ class DocumentBuilder:
     def _unknown_entity(self, name: str, span: Span) -> None:
         close = difflib.get_close_matches(name, sorted(self.program.entities), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        self.diags.error("unknown-entity", f"no entity named {name!r} is defined in any spec{hint}", span)
+        self.diags.error(
+            "unknown-entity",
+            f"no entity named {name!r} is defined in any spec{hint}",
+            span,
+        )
 
 
 def _replace_refs(schema: Any, replacements: dict[str, str]) -> Any:

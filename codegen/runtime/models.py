@@ -31,9 +31,9 @@ from pydantic_core import PydanticCustomError, core_schema
 
 # Private helpers of the sibling validator: its URI resolution and its list of subschema keywords.
 from .validation import (
-    _SUBSCHEMA,
-    _SUBSCHEMA_LISTS,
-    _SUBSCHEMA_MAPS,
+    SUBSCHEMA,
+    SUBSCHEMA_LISTS,
+    SUBSCHEMA_MAPS,
     Problem,
     _resolve,
     validate,
@@ -163,10 +163,10 @@ def _absolute_refs(schema: Any, base: str) -> Any:
         if isinstance(schema.get(keyword), str):
             uri, _, fragment = _resolve(base, schema[keyword]).partition("#")
             result[keyword] = f"{_http(uri)}#{fragment}"
-    for keyword in (*_SUBSCHEMA, *_SUBSCHEMA_LISTS):
+    for keyword in (*SUBSCHEMA, *SUBSCHEMA_LISTS):
         if keyword in schema:
             result[keyword] = _absolute_refs(schema[keyword], base)
-    for keyword in _SUBSCHEMA_MAPS:
+    for keyword in SUBSCHEMA_MAPS:
         if isinstance(schema.get(keyword), dict):
             result[keyword] = {
                 name: _absolute_refs(sub, base) for name, sub in schema[keyword].items()

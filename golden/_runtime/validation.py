@@ -82,7 +82,7 @@ _DATE_TIME = re.compile(
 
 # Keywords whose values are subschemas; used to index "$id"/"$anchor" and to
 # tell schema positions from data positions ("enum", "const", unknown keywords).
-_SUBSCHEMA = (
+SUBSCHEMA = (
     "additionalProperties",
     "contains",
     "contentSchema",
@@ -95,14 +95,14 @@ _SUBSCHEMA = (
     "unevaluatedItems",
     "unevaluatedProperties",
 )
-_SUBSCHEMA_MAPS = (
+SUBSCHEMA_MAPS = (
     "$defs",
     "definitions",
     "dependentSchemas",
     "patternProperties",
     "properties",
 )
-_SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _NUMBER_KEYWORDS = frozenset(
     {"multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum"}
 )
@@ -449,14 +449,14 @@ class _Index:
             if isinstance(anchor, str):
                 self.resources.setdefault(f"{base}#{anchor}", node)
                 self.dynamic.setdefault(base, {}).setdefault(anchor, node)
-            for keyword in _SUBSCHEMA:
+            for keyword in SUBSCHEMA:
                 if keyword in node:
                     stack.append((node[keyword], base))
-            for keyword in _SUBSCHEMA_MAPS:
+            for keyword in SUBSCHEMA_MAPS:
                 children = node.get(keyword)
                 if isinstance(children, Mapping):
                     stack.extend((child, base) for child in children.values())
-            for keyword in _SUBSCHEMA_LISTS:
+            for keyword in SUBSCHEMA_LISTS:
                 children = node.get(keyword)
                 if isinstance(children, (list, tuple)):
                     stack.extend((child, base) for child in children)

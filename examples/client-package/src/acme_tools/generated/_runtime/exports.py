@@ -25,6 +25,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import unquote
 
+# Keywords whose values are subschemas (for rewriting `$ref`s): the validator's own lists.
+from .validation import SUBSCHEMA, SUBSCHEMA_LISTS, SUBSCHEMA_MAPS
+
 __all__ = [
     "EXPORT_FILES",
     "FLAVOURS",
@@ -56,28 +59,6 @@ _API_NAME_CHAR = re.compile(r"[^A-Za-z0-9_-]")
 # Name of the property an MCP output schema wraps a non-object result in (as the MCP Python SDK does).
 MCP_RESULT_KEY = "result"
 
-# Keywords whose values are subschemas (for rewriting `$ref`s); `enum`, `const`, `default`, `examples` hold data.
-_SUBSCHEMA = (
-    "additionalProperties",
-    "contains",
-    "contentSchema",
-    "else",
-    "if",
-    "items",
-    "not",
-    "propertyNames",
-    "then",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-)
-_SUBSCHEMA_MAPS = (
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-    "patternProperties",
-    "properties",
-)
-_SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 
 # Keywords that decide the shape of a value (everything else is an annotation or a constraint).
 _STRUCTURE = frozenset(
@@ -383,11 +364,11 @@ def _prefix_refs(schema: Any, prefix: str) -> Any:
             result[key] = (
                 "#" + prefix + fragment if fragment[:1] in ("", "/") else value
             )
-        elif key in _SUBSCHEMA:
+        elif key in SUBSCHEMA:
             result[key] = _prefix_refs(value, prefix)
-        elif key in _SUBSCHEMA_MAPS and isinstance(value, Mapping):
+        elif key in SUBSCHEMA_MAPS and isinstance(value, Mapping):
             result[key] = {k: _prefix_refs(v, prefix) for k, v in value.items()}
-        elif key in _SUBSCHEMA_LISTS and isinstance(value, list):
+        elif key in SUBSCHEMA_LISTS and isinstance(value, list):
             result[key] = [_prefix_refs(v, prefix) for v in value]
         else:
             result[key] = value
