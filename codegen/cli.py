@@ -19,17 +19,40 @@ from .writer import WriteError, diff_output, write_output
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="codegen", description="Compile specs of LLM tools and entities into a typed Python package."
+        prog="codegen",
+        description="Compile specs of LLM tools and entities into a typed Python package.",
     )
-    parser.add_argument("specs", nargs="*", type=Path, help="spec files or folders (default: [tool.codegen] specs)")
-    parser.add_argument("-o", "--output", type=Path, help="the package folder to generate")
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if OUT is out of date")
-    parser.add_argument("--config", type=Path, help="a pyproject.toml to read [tool.codegen] from")
-    parser.add_argument("--emit", help=f"comma-separated outputs to write (of {', '.join(EMIT_CHOICES)})")
-    parser.add_argument("--strict", action="store_true", default=None, help="treat warnings as errors")
+    parser.add_argument(
+        "specs",
+        nargs="*",
+        type=Path,
+        help="spec files or folders (default: [tool.codegen] specs)",
+    )
+    parser.add_argument(
+        "-o", "--output", type=Path, help="the package folder to generate"
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 if OUT is out of date",
+    )
+    parser.add_argument(
+        "--config", type=Path, help="a pyproject.toml to read [tool.codegen] from"
+    )
+    parser.add_argument(
+        "--emit",
+        help=f"comma-separated outputs to write (of {', '.join(EMIT_CHOICES)})",
+    )
+    parser.add_argument(
+        "--strict", action="store_true", default=None, help="treat warnings as errors"
+    )
     verbosity = parser.add_mutually_exclusive_group()
-    verbosity.add_argument("-v", "--verbose", action="store_true", help="list what was read and written")
-    verbosity.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    verbosity.add_argument(
+        "-v", "--verbose", action="store_true", help="list what was read and written"
+    )
+    verbosity.add_argument(
+        "-q", "--quiet", action="store_true", help="print nothing on success"
+    )
     return parser
 
 
@@ -48,7 +71,10 @@ def _settings(args: argparse.Namespace, diags: Diagnostics) -> Settings | None:
     if args.emit:
         chosen = tuple(item.strip() for item in args.emit.split(","))
         if "python" not in chosen or any(item not in EMIT_CHOICES for item in chosen):
-            print(f"codegen: error: --emit takes 'python' and any of {', '.join(EMIT_CHOICES)}", file=sys.stderr)
+            print(
+                f"codegen: error: --emit takes 'python' and any of {', '.join(EMIT_CHOICES)}",
+                file=sys.stderr,
+            )
             return None
         settings.emit = chosen
     return settings
@@ -73,11 +99,17 @@ def main(argv: list[str] | None = None) -> int:
             print(diagnostic.render(), file=sys.stderr)
         return 2
     if not settings.specs or settings.output is None:
-        print("codegen: error: give SPECS and -o OUT (or set them in [tool.codegen])", file=sys.stderr)
+        print(
+            "codegen: error: give SPECS and -o OUT (or set them in [tool.codegen])",
+            file=sys.stderr,
+        )
         return 2
     missing = [str(p) for p in settings.specs if not p.exists()]
     if missing:
-        print(f"codegen: error: no such spec file or folder: {', '.join(missing)}", file=sys.stderr)
+        print(
+            f"codegen: error: no such spec file or folder: {', '.join(missing)}",
+            file=sys.stderr,
+        )
         return 2
     return _run(settings, args)
 
@@ -85,7 +117,9 @@ def main(argv: list[str] | None = None) -> int:
 def _run(settings: Settings, args: argparse.Namespace) -> int:
     assert settings.output is not None
     out = _shown(settings.output)
-    result = compile_specs(settings.specs, exclude=out, previous=PreviousBuild(out), emit=settings.emit)
+    result = compile_specs(
+        settings.specs, exclude=out, previous=PreviousBuild(out), emit=settings.emit
+    )
     diags = result.diagnostics
     for diagnostic in diags.sorted():
         print(diagnostic.render(), file=sys.stderr)
@@ -97,14 +131,20 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     if diags.has_errors or (settings.strict and len(diags) > 0) or result.files is None:
         errors = sum(1 for d in diags.sorted() if d.severity == "error")
         warnings = len(diags.sorted()) - errors
-        print(f"codegen: {errors} error(s), {warnings} warning(s); {out} left unchanged", file=sys.stderr)
+        print(
+            f"codegen: {errors} error(s), {warnings} warning(s); {out} left unchanged",
+            file=sys.stderr,
+        )
         return 1
     files = result.files
     if args.check:
         chunks = diff_output(out, files)
         if chunks:
             sys.stdout.write("".join(chunks))
-            print(f"codegen: {out} is out of date ({len(chunks)} file(s) differ)", file=sys.stderr)
+            print(
+                f"codegen: {out} is out of date ({len(chunks)} file(s) differ)",
+                file=sys.stderr,
+            )
             return 1
         if not args.quiet:
             print(f"codegen: {out} is up to date ({len(files)} files)")
@@ -120,7 +160,13 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
         for path in report.deleted:
             print(f"deleted {out / path}")
     if not args.quiet:
-        tools = sum(1 for p in files if p.startswith("schemas/") and p.count("/") == 1 and not p.startswith("schemas/tools."))
+        tools = sum(
+            1
+            for p in files
+            if p.startswith("schemas/")
+            and p.count("/") == 1
+            and not p.startswith("schemas/tools.")
+        )
         print(
             f"codegen: {len(result.read)} spec file(s), {tools} tool(s) -> {out} "
             f"({len(report.written)} written, {len(report.unchanged)} unchanged, {len(report.deleted)} deleted)"

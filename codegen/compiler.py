@@ -29,10 +29,14 @@ class CompileResult:
     diagnostics: Diagnostics
     read: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
-    keys: dict[str, str] = field(default_factory=dict)  # render keys of Python files (for the manifest)
+    keys: dict[str, str] = field(
+        default_factory=dict
+    )  # render keys of Python files (for the manifest)
 
 
-def discover(specs: list[Path], exclude: Path | None = None) -> tuple[list[tuple[Path, Path]], list[Path]]:
+def discover(
+    specs: list[Path], exclude: Path | None = None
+) -> tuple[list[tuple[Path, Path]], list[Path]]:
     """Spec files as (path, path relative to the argument it was found under), in sorted order; and ignored files."""
     found: list[tuple[Path, Path]] = []
     ignored: list[Path] = []
@@ -44,8 +48,16 @@ def discover(specs: list[Path], exclude: Path | None = None) -> tuple[list[tuple
             candidates = []
             for folder, dirs, names in os.walk(spec):
                 here = Path(folder)
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and (here / d).resolve() != excluded)
-                candidates += [(here / n, (here / n).relative_to(spec)) for n in sorted(names) if not n.startswith(".")]
+                dirs[:] = sorted(
+                    d
+                    for d in dirs
+                    if not d.startswith(".") and (here / d).resolve() != excluded
+                )
+                candidates += [
+                    (here / n, (here / n).relative_to(spec))
+                    for n in sorted(names)
+                    if not n.startswith(".")
+                ]
         for path, rel in candidates:
             if route(path) is None:
                 ignored.append(path)
@@ -64,12 +76,18 @@ def load_source(path: Path, rel: Path, diags: Diagnostics) -> SourceFile | None:
         diags.error("read", f"cannot read the file: {exc.strerror}", empty.span(0))
         return None
     if len(data) > MAX_SPEC_BYTES:
-        diags.error("too-large", f"the file is larger than {MAX_SPEC_BYTES // (1024 * 1024)} MiB", empty.span(0))
+        diags.error(
+            "too-large",
+            f"the file is larger than {MAX_SPEC_BYTES // (1024 * 1024)} MiB",
+            empty.span(0),
+        )
         return None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        diags.error("encoding", f"the file is not UTF-8 (byte {exc.start})", empty.span(0))
+        diags.error(
+            "encoding", f"the file is not UTF-8 (byte {exc.start})", empty.span(0)
+        )
         return None
     return SourceFile(path, display, rel, text)
 
@@ -83,7 +101,9 @@ def compile_specs(
     """Compile `specs` into the files of OUT (in memory); `previous` lets unchanged files be reused."""
     diags = Diagnostics()
     found, ignored = discover(specs, exclude)
-    result = CompileResult(None, diags, [p.as_posix() for p, _ in found], [p.as_posix() for p in ignored])
+    result = CompileResult(
+        None, diags, [p.as_posix() for p, _ in found], [p.as_posix() for p in ignored]
+    )
     modules: list[SpecModule] = []
     for path, rel in found:
         source = load_source(path, rel, diags)
@@ -95,11 +115,17 @@ def compile_specs(
         except SpecError:
             continue
         except RecursionError:
-            diags.error("too-deep", "the spec is nested too deeply to read", source.span(0))
+            diags.error(
+                "too-deep", "the spec is nested too deeply to read", source.span(0)
+            )
     modules = check_schemas(modules, diags)
-    check_parameter_identity(modules, diags)  # gram parameter names are global across .gram files too
+    check_parameter_identity(
+        modules, diags
+    )  # gram parameter names are global across .gram files too
     program = build_namespace(modules, diags)
-    plan = build_plan(program, diags)  # even after errors, so that every problem is reported in one run
+    plan = build_plan(
+        program, diags
+    )  # even after errors, so that every problem is reported in one run
     if diags.has_errors:
         return result
     files, keys = _python_files(plan, previous or PreviousBuild(None))
@@ -113,7 +139,9 @@ def compile_specs(
     return result
 
 
-def _python_files(plan: PackagePlan, previous: PreviousBuild) -> tuple[dict[str, str], dict[str, str]]:
+def _python_files(
+    plan: PackagePlan, previous: PreviousBuild
+) -> tuple[dict[str, str], dict[str, str]]:
     files: dict[str, str] = {}
     keys: dict[str, str] = {}
     pending = {}

@@ -53,7 +53,9 @@ def find_pyproject(start: Path) -> Path | None:
     """The nearest pyproject.toml with a [tool.codegen] table, walking up from `start`."""
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file() and "[tool.codegen]" in candidate.read_text(encoding="utf-8", errors="replace"):
+        if candidate.is_file() and "[tool.codegen]" in candidate.read_text(
+            encoding="utf-8", errors="replace"
+        ):
             return candidate
     return None
 
@@ -65,7 +67,11 @@ def load_settings(pyproject: Path, diags: Diagnostics) -> Settings:
         table = tomllib.loads(text).get("tool", {}).get("codegen", {})
     except tomllib.TOMLDecodeError as exc:
         line, col = _toml_position(exc)
-        diags.error("config", f"pyproject.toml is not valid TOML: {exc}", Span(source, line, col))
+        diags.error(
+            "config",
+            f"pyproject.toml is not valid TOML: {exc}",
+            Span(source, line, col),
+        )
         return Settings(source=pyproject)
     settings = Settings(source=pyproject)
     root = pyproject.parent
@@ -73,34 +79,54 @@ def load_settings(pyproject: Path, diags: Diagnostics) -> Settings:
         span = _key_span(source, key)
         if key not in _KEYS:
             known = ", ".join(sorted(_KEYS))
-            diags.error("config", f"unknown setting {key!r} in [tool.codegen] (known: {known})", span)
+            diags.error(
+                "config",
+                f"unknown setting {key!r} in [tool.codegen] (known: {known})",
+                span,
+            )
             continue
         if not isinstance(value, _KEYS[key]):
-            diags.error("config", f"[tool.codegen] {key} has the wrong type ({type(value).__name__})", span)
+            diags.error(
+                "config",
+                f"[tool.codegen] {key} has the wrong type ({type(value).__name__})",
+                span,
+            )
             continue
         _apply(settings, key, value, root, span, diags)
     return settings
 
 
-def _apply(settings: Settings, key: str, value: Any, root: Path, span: Span, diags: Diagnostics) -> None:
+def _apply(
+    settings: Settings, key: str, value: Any, root: Path, span: Span, diags: Diagnostics
+) -> None:
     if key == "specs":
         paths = [value] if isinstance(value, str) else value
         for item in paths:
             path = root / str(item)
             if not path.exists():
-                diags.error("config", f"[tool.codegen] specs: {item!r} does not exist", span)
+                diags.error(
+                    "config", f"[tool.codegen] specs: {item!r} does not exist", span
+                )
             settings.specs.append(path)
     elif key == "output":
         settings.output = root / value
     elif key == "package":
         if not all(part.isidentifier() for part in value.split(".")):
-            diags.error("config", f"[tool.codegen] package {value!r} is not a Python package name", span)
+            diags.error(
+                "config",
+                f"[tool.codegen] package {value!r} is not a Python package name",
+                span,
+            )
         settings.package = value
     elif key == "emit":
         unknown = [item for item in value if item not in EMIT_CHOICES]
         if unknown or "python" not in value:
             choices = ", ".join(EMIT_CHOICES)
-            diags.error("config", f"[tool.codegen] emit must include 'python' and list only: {choices}", span)
+            diags.error(
+                "config",
+                f"[tool.codegen] emit must include 'python' and list only: {choices}",
+                span,
+            )
         settings.emit = tuple(item for item in EMIT_CHOICES if item in value)
     else:
         setattr(settings, key, value)
@@ -111,7 +137,11 @@ def _key_span(source: SourceFile, key: str) -> Span:
     table = re.search(r"^\[tool\.codegen\]", source.text, re.M)
     start = table.end() if table else 0
     match = re.compile(rf"^\s*{re.escape(key)}\s*=", re.M).search(source.text, start)
-    offset = match.start() + len(match.group()) - len(match.group().lstrip()) if match else (table.start() if table else 0)
+    offset = (
+        match.start() + len(match.group()) - len(match.group().lstrip())
+        if match
+        else (table.start() if table else 0)
+    )
     return source.span(offset, offset + len(key))
 
 

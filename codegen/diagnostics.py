@@ -33,13 +33,19 @@ class SourceFile:
 
     def span(self, start: int, end: int | None = None) -> Span:
         line, col = self.position(start)
-        return Span(self, line, col, max(1, (end if end is not None else start + 1) - start))
+        return Span(
+            self, line, col, max(1, (end if end is not None else start + 1) - start)
+        )
 
     def line_text(self, line: int) -> str:
         if not 1 <= line <= len(self._line_starts):
             return ""
         start = self._line_starts[line - 1]
-        end = self._line_starts[line] - 1 if line < len(self._line_starts) else len(self.text)
+        end = (
+            self._line_starts[line] - 1
+            if line < len(self._line_starts)
+            else len(self.text)
+        )
         return self.text[start:end].rstrip("\r")
 
 
@@ -69,7 +75,9 @@ class Diagnostic:
     notes: tuple[tuple[str, Span | None], ...] = ()
 
     def render(self) -> str:
-        lines = [f"{self.span or 'codegen'}: {self.severity}[{self.code}]: {self.message}"]
+        lines = [
+            f"{self.span or 'codegen'}: {self.severity}[{self.code}]: {self.message}"
+        ]
         if self.span is not None:
             lines.extend(_excerpt(self.span))
         for text, span in self.notes:
@@ -94,10 +102,22 @@ class Diagnostics:
     def __init__(self) -> None:
         self._items: list[Diagnostic] = []
 
-    def error(self, code: str, message: str, span: Span | None, *notes: tuple[str, Span | None]) -> None:
+    def error(
+        self,
+        code: str,
+        message: str,
+        span: Span | None,
+        *notes: tuple[str, Span | None],
+    ) -> None:
         self._items.append(Diagnostic("error", code, message, span, tuple(notes)))
 
-    def warning(self, code: str, message: str, span: Span | None, *notes: tuple[str, Span | None]) -> None:
+    def warning(
+        self,
+        code: str,
+        message: str,
+        span: Span | None,
+        *notes: tuple[str, Span | None],
+    ) -> None:
         self._items.append(Diagnostic("warning", code, message, span, tuple(notes)))
 
     @property
@@ -105,7 +125,10 @@ class Diagnostics:
         return any(d.severity == "error" for d in self._items)
 
     def sorted(self) -> list[Diagnostic]:
-        unique = {(d.span.key if d.span else ("", 0, 0), d.code, d.message): d for d in self._items}
+        unique = {
+            (d.span.key if d.span else ("", 0, 0), d.code, d.message): d
+            for d in self._items
+        }
         return [unique[k] for k in sorted(unique)]
 
     def __len__(self) -> int:

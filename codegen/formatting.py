@@ -15,7 +15,9 @@ import black
 
 from .backends.python import PythonFile
 
-PARALLEL_THRESHOLD = 400_000  # characters of source below which worker start-up costs more than it saves
+PARALLEL_THRESHOLD = (
+    400_000  # characters of source below which worker start-up costs more than it saves
+)
 
 
 @lru_cache(maxsize=1)
@@ -26,8 +28,12 @@ def _mode() -> black.Mode:
 def format_python(source: PythonFile, path: str) -> str:
     try:
         text = black.format_str(source.text, mode=_mode())
-    except black.InvalidInput as exc:  # a template bug, never a spec problem: say so plainly
-        raise RuntimeError(f"internal error: generated {path} is not valid Python ({exc})") from exc
+    except (
+        black.InvalidInput
+    ) as exc:  # a template bug, never a spec problem: say so plainly
+        raise RuntimeError(
+            f"internal error: generated {path} is not valid Python ({exc})"
+        ) from exc
     for placeholder, replacement in source.splices.items():
         start = text.index(placeholder)
         line_start = text.rindex("\n", 0, start) + 1

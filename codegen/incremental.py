@@ -24,7 +24,9 @@ from .writer import digest, read_manifest
 
 def _plain(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {
+            f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)
+        }
     if isinstance(value, (set, frozenset)):
         return sorted(_plain(v) for v in value)
     if isinstance(value, dict):
@@ -65,4 +67,3 @@ class PreviousBuild:
         except OSError:
             return None
         return text if digest(text) == entry.get("sha256") else None
-

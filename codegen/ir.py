@@ -81,7 +81,9 @@ class JArray(tuple[Any, ...]):
     span: Span
     item_spans: tuple[Span, ...]
 
-    def __new__(cls, items: Any, span: Span, item_spans: tuple[Span, ...] = ()) -> JArray:
+    def __new__(
+        cls, items: Any, span: Span, item_spans: tuple[Span, ...] = ()
+    ) -> JArray:
         self = super().__new__(cls, items)
         self.span = span
         self.item_spans = item_spans
@@ -107,7 +109,11 @@ def schema_objects(doc: Any) -> Iterator[JObject]:
             stack.extend(reversed(node))
         elif isinstance(node, JObject):
             yield node
-            stack.extend(value for key, value in reversed(list(node.items())) if key not in DATA_KEYWORDS)
+            stack.extend(
+                value
+                for key, value in reversed(list(node.items()))
+                if key not in DATA_KEYWORDS
+            )
 
 
 def to_plain(value: Any) -> Any:
@@ -158,7 +164,9 @@ class Tool:
     description: str | None
     input_schema: JObject  # JSON Schema object of what the LLM supplies
     output_schema: JSON = None  # None: the tool returns no structured result
-    config_schema: JObject | None = None  # instantiation config (set once by the application)
+    config_schema: JObject | None = (
+        None  # instantiation config (set once by the application)
+    )
     context_params: tuple[ContextParam, ...] = ()
     sql: SqlStatement | None = None
     returns_void: bool = False

@@ -20,7 +20,9 @@ class PyType:
     expr: str
     models: frozenset[str] = frozenset()
     needs: frozenset[str] = frozenset()
-    nullable: bool = False  # already admits None (so an optional field needs no extra `| None`)
+    nullable: bool = (
+        False  # already admits None (so an optional field needs no extra `| None`)
+    )
 
     @staticmethod
     def union(options: list[PyType]) -> PyType:
@@ -62,11 +64,15 @@ class ModelPlan:
     class_name: str
     module: str  # dotted module path relative to the package, e.g. "billing.orders"
     doc: str | None
-    schema_const: str  # the module constant holding the document this model checks against
+    schema_const: (
+        str  # the module constant holding the document this model checks against
+    )
     pointer: str  # JSON pointer of the model's schema in that document
     fields: tuple[FieldPlan, ...] = ()
     extra: str = "allow"  # "forbid" | "allow"
-    root: PyType | None = None  # set for RootModel classes (schemas that are not plain objects)
+    root: PyType | None = (
+        None  # set for RootModel classes (schemas that are not plain objects)
+    )
 
 
 @dataclass(frozen=True)
@@ -104,9 +110,13 @@ class SqlPlan:
     expanding: tuple[str, ...]  # list parameters used as `IN :name`
     rows: str  # "void" | "one" | "all" | "value" | "values"
     row_type: PyType | None  # the entity model, or the type of a value
-    columns: dict[str, str] = field(default_factory=dict)  # entity column -> kind ("boolean", "date-time", ...)
+    columns: dict[str, str] = field(
+        default_factory=dict
+    )  # entity column -> kind ("boolean", "date-time", ...)
     closed: bool = True  # the entity declares every column it takes
-    types: dict[str, str] = field(default_factory=dict)  # placeholder -> "integer", "decimal", "date", ...
+    types: dict[str, str] = field(
+        default_factory=dict
+    )  # placeholder -> "integer", "decimal", "date", ...
 
 
 @dataclass(frozen=True)
@@ -137,10 +147,14 @@ class ToolPlan:
     params: tuple[ParamPlan, ...]
     llm_schema: dict[str, Any]  # OUT/schemas/<tool>.json
     config_model: str | None = None
-    config_param: str | None = None  # the stub's keyword parameter receiving the config model
+    config_param: str | None = (
+        None  # the stub's keyword parameter receiving the config model
+    )
     group: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
-    sql: SqlPlan | None = None  # set for SQL tools: codegen implements them (they are not in `Tools`)
+    sql: SqlPlan | None = (
+        None  # set for SQL tools: codegen implements them (they are not in `Tools`)
+    )
 
     @property
     def context_params(self) -> tuple[ParamPlan, ...]:
@@ -165,7 +179,9 @@ class ModulePlan:
     constants: dict[str, Any] = field(default_factory=dict)  # NAME -> JSON document
     models: list[ModelPlan] = field(default_factory=list)
     tools: list[ToolPlan] = field(default_factory=list)
-    entities: list[str] = field(default_factory=list)  # class names of entity models defined here
+    entities: list[str] = field(
+        default_factory=list
+    )  # class names of entity models defined here
     resources: list[ResourcePlan] = field(default_factory=list)
 
     def exported_names(self) -> list[str]:
@@ -184,7 +200,13 @@ class ModulePlan:
 class PackagePlan:
     modules: list[ModulePlan]
     tools: list[ToolPlan]
-    entity_schemas: dict[str, dict[str, Any]]  # entity name -> OUT/schemas/entities/<Entity>.json
+    entity_schemas: dict[
+        str, dict[str, Any]
+    ]  # entity name -> OUT/schemas/entities/<Entity>.json
     agents: list[AgentPlan] = field(default_factory=list)
-    model_modules: dict[str, str] = field(default_factory=dict)  # class name -> dotted module
-    entity_classes: dict[str, str] = field(default_factory=dict)  # entity name -> class name
+    model_modules: dict[str, str] = field(
+        default_factory=dict
+    )  # class name -> dotted module
+    entity_classes: dict[str, str] = field(
+        default_factory=dict
+    )  # entity name -> class name

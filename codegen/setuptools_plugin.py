@@ -24,7 +24,9 @@ class CodegenBuildError(Exception):
 
 def _settings(project: Path) -> Settings | None:
     pyproject = project / "pyproject.toml"
-    if not pyproject.is_file() or "[tool.codegen]" not in pyproject.read_text(encoding="utf-8"):
+    if not pyproject.is_file() or "[tool.codegen]" not in pyproject.read_text(
+        encoding="utf-8"
+    ):
         return None
     diags = Diagnostics()
     settings = load_settings(pyproject, diags)
@@ -50,9 +52,14 @@ def generate_into(build_lib: Path, project: Path, settings: Settings) -> list[st
     result = compile_specs(settings.specs, exclude=settings.output, emit=settings.emit)
     problems = result.diagnostics.sorted()
     if result.files is None or (settings.strict and problems):
-        raise CodegenBuildError("codegen: the specs do not compile:\n" + "\n".join(d.render() for d in problems))
+        raise CodegenBuildError(
+            "codegen: the specs do not compile:\n"
+            + "\n".join(d.render() for d in problems)
+        )
     folder = package_folder(settings, project)
-    shutil.rmtree(build_lib / folder, ignore_errors=True)  # a checked-in copy that build_py put there
+    shutil.rmtree(
+        build_lib / folder, ignore_errors=True
+    )  # a checked-in copy that build_py put there
     write_output(build_lib / folder, result.files, result.keys)
     return [f"{folder}/{path}" for path in result.files]
 

@@ -12,7 +12,9 @@ import pytest
 
 from codegen.compiler import CompileResult, compile_specs
 from codegen.writer import write_output
-from pg import postgres_url  # noqa: F401  (a throwaway PostgreSQL server, session scope)
+from pg import (
+    postgres_url,
+)  # noqa: F401  (a throwaway PostgreSQL server, session scope)
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -33,13 +35,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def update_golden(request: pytest.FixtureRequest) -> bool:
     import os
 
-    return bool(request.config.getoption("--update-golden") or os.environ.get("CODEGEN_UPDATE_GOLDEN"))
+    return bool(
+        request.config.getoption("--update-golden")
+        or os.environ.get("CODEGEN_UPDATE_GOLDEN")
+    )
 
 
 def shared(*parts: str) -> Path:
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        pytest.fail(f"shared material missing: ../shared/{'/'.join(parts)} (it must sit beside the repo)")
+        pytest.fail(
+            f"shared material missing: ../shared/{'/'.join(parts)} (it must sit beside the repo)"
+        )
     return path
 
 
@@ -57,7 +64,9 @@ def compile_result(*specs: Path) -> CompileResult:
 _counter = 0
 
 
-def generate_package(tmp_path: Path, *specs: Path, name: str | None = None) -> tuple[Path, str]:
+def generate_package(
+    tmp_path: Path, *specs: Path, name: str | None = None
+) -> tuple[Path, str]:
     """Compile `specs` into a fresh, uniquely named package under tmp_path; return (its folder, its name)."""
     global _counter
     _counter += 1
@@ -85,18 +94,26 @@ def import_package() -> Iterator[object]:
 
 
 @pytest.fixture(scope="session")
-def examples_package(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ModuleType]:
+def examples_package(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, ModuleType]:
     """The bundled examples, compiled once and imported as `examples_gen`."""
     return _session_package(tmp_path_factory, "examples_gen", EXAMPLES)
 
 
 @pytest.fixture(scope="session")
-def real_tools_package(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ModuleType]:
+def real_tools_package(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, ModuleType]:
     """../shared/corpus/real-tools, compiled once and imported as `real_tools_gen`."""
-    return _session_package(tmp_path_factory, "real_tools_gen", shared("corpus", "real-tools"))
+    return _session_package(
+        tmp_path_factory, "real_tools_gen", shared("corpus", "real-tools")
+    )
 
 
-def _session_package(factory: pytest.TempPathFactory, name: str, specs: Path) -> tuple[Path, ModuleType]:
+def _session_package(
+    factory: pytest.TempPathFactory, name: str, specs: Path
+) -> tuple[Path, ModuleType]:
     out = factory.mktemp(name) / name
     write_output(out, compile_ok(specs))
     sys.path.insert(0, str(out.parent))

@@ -17,7 +17,21 @@ _FORMATS = {
     "uri": "https://example.com/x",
     "uuid": "12345678-1234-5678-1234-567812345678",
 }
-_JUNK: list[Any] = ["5", 5, 1.5, 1.0, True, None, [], {}, "", -1, "x" * 300, [1, "a"], {"k": "v"}]
+_JUNK: list[Any] = [
+    "5",
+    5,
+    1.5,
+    1.0,
+    True,
+    None,
+    [],
+    {},
+    "",
+    -1,
+    "x" * 300,
+    [1, "a"],
+    {"k": "v"},
+]
 
 
 def _resolve(root: Any, ref: str) -> Any:
@@ -52,13 +66,24 @@ def sample(schema: Any, root: Any, depth: int = 0) -> Any:
         if merged:
             return merged
     kinds = schema.get("type", "object" if "properties" in schema else "string")
-    kind = next((k for k in kinds if k != "null"), "null") if isinstance(kinds, list) else kinds
+    kind = (
+        next((k for k in kinds if k != "null"), "null")
+        if isinstance(kinds, list)
+        else kinds
+    )
     if kind == "string":
         if schema.get("format") in _FORMATS:
             return _FORMATS[schema["format"]]
         return "a" * max(1, int(schema.get("minLength", 1)))
     if kind == "integer":
-        low = schema.get("minimum", schema.get("exclusiveMinimum", 0) + 1 if "exclusiveMinimum" in schema else 1)
+        low = schema.get(
+            "minimum",
+            (
+                schema.get("exclusiveMinimum", 0) + 1
+                if "exclusiveMinimum" in schema
+                else 1
+            ),
+        )
         return int(low)
     if kind == "number":
         return float(schema.get("minimum", 1.5))

@@ -13,7 +13,9 @@ from typing import Any
 import jsonschema
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
-_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z")
+_DATE_TIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z"
+)
 
 FORMATS = jsonschema.FormatChecker(formats=())
 
@@ -45,7 +47,9 @@ def _is_date_time(value: object) -> bool:
 
 
 def accepts(schema: Any, instance: Any) -> bool:
-    return jsonschema.Draft202012Validator(schema, format_checker=FORMATS).is_valid(instance)
+    return jsonschema.Draft202012Validator(schema, format_checker=FORMATS).is_valid(
+        instance
+    )
 
 
 def model_accepts(model: Any, instance: Any) -> bool:
@@ -53,11 +57,16 @@ def model_accepts(model: Any, instance: Any) -> bool:
     import json
 
     verdicts = []
-    for load in (lambda: model.model_validate(instance), lambda: model.model_validate_json(json.dumps(instance))):
+    for load in (
+        lambda: model.model_validate(instance),
+        lambda: model.model_validate_json(json.dumps(instance)),
+    ):
         try:
             load()
             verdicts.append(True)
         except ValueError:
             verdicts.append(False)
-    assert verdicts[0] == verdicts[1], f"{model.__name__}: Python data and JSON text disagree on {instance!r}"
+    assert (
+        verdicts[0] == verdicts[1]
+    ), f"{model.__name__}: Python data and JSON text disagree on {instance!r}"
     return verdicts[0]

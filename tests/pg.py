@@ -28,7 +28,9 @@ def bin_dir() -> Path | None:
         return Path(found).resolve().parent
     versions = sorted(
         Path("/usr/lib/postgresql").glob("*/bin/initdb"),
-        key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit() else 0,
+        key=lambda p: (
+            int(p.parent.parent.name) if p.parent.parent.name.isdigit() else 0
+        ),
     )
     return versions[-1].parent if versions else None
 
@@ -60,7 +62,11 @@ class Cluster:
         kwargs: dict[str, object] = {}
         if self.user is not None:
             kwargs = {"user": self.user, "group": self.user, "extra_groups": []}
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C", "HOME": str(self.root)}
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "LC_ALL": "C",
+            "HOME": str(self.root),
+        }
         run = subprocess.run(
             command,
             cwd=self.root,
@@ -72,7 +78,9 @@ class Cluster:
             **kwargs,  # type: ignore[arg-type]
         )
         if run.returncode != 0:
-            raise RuntimeError(f"{' '.join(command)} failed:\n{run.stdout}\n{run.stderr}\n{self._log()}")
+            raise RuntimeError(
+                f"{' '.join(command)} failed:\n{run.stdout}\n{run.stderr}\n{self._log()}"
+            )
 
     def _log(self) -> str:
         log = self.root / "server.log"
@@ -111,15 +119,29 @@ class Cluster:
     def stop(self, binaries: Path) -> None:
         try:
             if self.started:
-                self._run(str(binaries / "pg_ctl"), "stop", "-w", "-m", "fast", "-D", str(self.data), timeout=60)
+                self._run(
+                    str(binaries / "pg_ctl"),
+                    "stop",
+                    "-w",
+                    "-m",
+                    "fast",
+                    "-D",
+                    str(self.data),
+                    timeout=60,
+                )
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
 
 
 def _unavailable(reason: str) -> None:
     if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"PostgreSQL is required in CI and could not be started: {reason}", pytrace=False)
-    pytest.skip(f"no PostgreSQL server for the tests: {reason} (.ci/run installs Debian's postgresql)")
+        pytest.fail(
+            f"PostgreSQL is required in CI and could not be started: {reason}",
+            pytrace=False,
+        )
+    pytest.skip(
+        f"no PostgreSQL server for the tests: {reason} (.ci/run installs Debian's postgresql)"
+    )
 
 
 @pytest.fixture(scope="session")
@@ -136,7 +158,13 @@ def postgres_url() -> Iterator[str]:
     cluster = Cluster()
     try:
         cluster.start(binaries)
-    except (OSError, RuntimeError, subprocess.SubprocessError, KeyError, LookupError) as exc:
+    except (
+        OSError,
+        RuntimeError,
+        subprocess.SubprocessError,
+        KeyError,
+        LookupError,
+    ) as exc:
         cluster.stop(binaries)
         _unavailable(str(exc))
     try:

@@ -15,14 +15,21 @@ TOOL = {
 
 
 def _tree(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_success_is_quiet_but_for_a_summary(tmp_path: Path) -> None:
     write(tmp_path / "specs", "ping.json", TOOL)
     run = run_cli("specs", "-o", "out", cwd=tmp_path)
     assert run.returncode == 0 and run.stderr == ""
-    assert run.stdout.startswith("codegen: 1 spec file(s), 1 tool(s) -> out") and run.stdout.count("\n") == 1
+    assert (
+        run.stdout.startswith("codegen: 1 spec file(s), 1 tool(s) -> out")
+        and run.stdout.count("\n") == 1
+    )
     assert run_cli("specs", "-o", "out", "-q", cwd=tmp_path).stdout == ""
     verbose = run_cli("specs", "-o", "out", "-v", cwd=tmp_path).stdout
     assert "read specs/ping.json" in verbose
@@ -57,7 +64,10 @@ def test_check_reports_differences_and_writes_nothing(tmp_path: Path) -> None:
     before = _tree(tmp_path / "out")
     run = run_cli("specs", "-o", "out", "--check", cwd=tmp_path)
     assert run.returncode == 1
-    assert "-# hand edit" in run.stdout and '+        description="Ping twice.",' in run.stdout
+    assert (
+        "-# hand edit" in run.stdout
+        and '+        description="Ping twice.",' in run.stdout
+    )
     assert _tree(tmp_path / "out") == before
 
 
@@ -87,7 +97,13 @@ def test_a_file_codegen_did_not_write_is_never_overwritten(tmp_path: Path) -> No
 
 
 def test_warnings_fail_only_with_strict(tmp_path: Path) -> None:
-    tool = {**TOOL, "parameters": {"type": "object", "properties": {"n": {"type": "integer", "default": "None"}}}}
+    tool = {
+        **TOOL,
+        "parameters": {
+            "type": "object",
+            "properties": {"n": {"type": "integer", "default": "None"}},
+        },
+    }
     write(tmp_path / "specs", "ping.json", tool)
     run = run_cli("specs", "-o", "out", cwd=tmp_path)
     assert run.returncode == 0 and "warning[default-mismatch]" in run.stderr

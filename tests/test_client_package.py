@@ -1,5 +1,6 @@
 """examples/client-package: its checked-in code is current, its own tests and mypy pass, and a wheel built
-from a clean copy (no generated code) gets the generated package from the setuptools build step (SPEC §8)."""
+from a clean copy (no generated code) gets the generated package from the setuptools build step (SPEC §8).
+"""
 
 from __future__ import annotations
 
@@ -18,30 +19,74 @@ ENV = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{CLIENT / 'src'}"}
 
 
 def run(*command: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str:
-    done = subprocess.run([str(c) for c in command], cwd=cwd, capture_output=True, text=True, env=env or ENV)
+    done = subprocess.run(
+        [str(c) for c in command],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env or ENV,
+    )
     assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
     return done.stdout
 
 
 def test_checked_in_generated_code_is_up_to_date() -> None:
-    assert "is up to date" in run(sys.executable, "-m", "codegen", "--check", cwd=CLIENT)
+    assert "is up to date" in run(
+        sys.executable, "-m", "codegen", "--check", cwd=CLIENT
+    )
 
 
 def test_the_client_packages_own_tests_pass() -> None:
-    run(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests", cwd=CLIENT)
+    run(
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "tests",
+        cwd=CLIENT,
+    )
 
 
-def test_mypy_checks_the_implementation_against_the_generated_protocol(tmp_path: Path) -> None:
+def test_mypy_checks_the_implementation_against_the_generated_protocol(
+    tmp_path: Path,
+) -> None:
     config = tmp_path / "mypy.ini"
     config.write_text(MYPY_CONFIG)
-    run(sys.executable, "-m", "mypy", "--config-file", config, "--no-incremental", "-p", "acme_tools", cwd=CLIENT / "src")
+    run(
+        sys.executable,
+        "-m",
+        "mypy",
+        "--config-file",
+        config,
+        "--no-incremental",
+        "-p",
+        "acme_tools",
+        cwd=CLIENT / "src",
+    )
 
 
 def test_wheel_build_generates_the_package(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
-    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", wheels, ROOT, cwd=tmp_path)
+    run(
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "-q",
+        "-w",
+        wheels,
+        ROOT,
+        cwd=tmp_path,
+    )
     project = tmp_path / "client"
-    shutil.copytree(CLIENT, project, ignore=shutil.ignore_patterns("generated", "__pycache__", ".pytest_cache"))
+    shutil.copytree(
+        CLIENT,
+        project,
+        ignore=shutil.ignore_patterns("generated", "__pycache__", ".pytest_cache"),
+    )
     assert not (project / "src" / "acme_tools" / "generated").exists()
     venv = tmp_path / "venv"
     run(sys.executable, "-m", "venv", venv, cwd=tmp_path)

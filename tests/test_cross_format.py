@@ -45,7 +45,10 @@ GRAM = """
 PET_SCHEMA = {
     "type": "object",
     "description": "A pet.",
-    "properties": {"name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}},
+    "properties": {
+        "name": {"type": "string"},
+        "age": {"type": "integer", "minimum": 0},
+    },
     "required": ["name", "age"],
     "additionalProperties": False,
 }
@@ -55,7 +58,10 @@ JSON_TOOLS = [
         "description": "Adopts a pet.",
         "parameters": {
             "type": "object",
-            "properties": {"pet": {"$ref": "Pet.schema.json"}, "note": {"type": "string", "description": "Why this pet."}},
+            "properties": {
+                "pet": {"$ref": "Pet.schema.json"},
+                "note": {"type": "string", "description": "Why this pet."},
+            },
             "required": ["pet", "note"],
             "additionalProperties": False,
         },
@@ -70,7 +76,10 @@ JSON_TOOLS = [
                 "address": {
                     "type": "object",
                     "description": "Where to.",
-                    "properties": {"street": {"type": "string"}, "zip": {"type": "string", "pattern": "^[0-9]{5}$"}},
+                    "properties": {
+                        "street": {"type": "string"},
+                        "zip": {"type": "string", "pattern": "^[0-9]{5}$"},
+                    },
                     "required": ["street", "zip"],
                     "additionalProperties": False,
                 },
@@ -89,11 +98,20 @@ JSON_TOOLS = [
             "properties": {
                 "city": {"type": "string", "description": "City name.", "minLength": 1},
                 "days": {"type": "integer", "default": 3, "minimum": 1, "maximum": 10},
-                "unit": {"type": "string", "default": "celsius", "enum": ["celsius", "fahrenheit"]},
+                "unit": {
+                    "type": "string",
+                    "default": "celsius",
+                    "enum": ["celsius", "fahrenheit"],
+                },
                 "start": {"type": "string", "format": "date", "default": "2024-01-01"},
                 "budget": {"type": "number", "format": "decimal", "default": 0},
                 "at": {"type": "string", "format": "date-time"},
-                "tags": {"type": "array", "default": [], "maxItems": 4, "items": {"type": "string", "maxLength": 8}},
+                "tags": {
+                    "type": "array",
+                    "default": [],
+                    "maxItems": 4,
+                    "items": {"type": "string", "maxLength": 8},
+                },
             },
             "required": ["city", "at"],
             "additionalProperties": False,
@@ -157,7 +175,11 @@ returns: float[]
 """,
 }
 
-TOOLS = {"adopt_pet": "AdoptPet", "ship_parcel": "ShipParcel", "get_forecast": "GetForecast"}
+TOOLS = {
+    "adopt_pet": "AdoptPet",
+    "ship_parcel": "ShipParcel",
+    "get_forecast": "GetForecast",
+}
 
 
 @pytest.fixture(scope="module")
@@ -182,7 +204,9 @@ def block(files: dict[str, str], header: str) -> str:
     for path, text in files.items():
         if not path.endswith(".py"):
             continue
-        match = re.search(rf"^{re.escape(header)}.*?(?=^\S)", text + "\nEND", re.MULTILINE | re.DOTALL)
+        match = re.search(
+            rf"^{re.escape(header)}.*?(?=^\S)", text + "\nEND", re.MULTILINE | re.DOTALL
+        )
         if match:
             return match.group(0)
     raise AssertionError(f"no {header!r} in the generated files")
@@ -190,24 +214,41 @@ def block(files: dict[str, str], header: str) -> str:
 
 @pytest.mark.parametrize("tool", sorted(TOOLS))
 @pytest.mark.parametrize("other", ["gram", "json"])
-def test_brimley_gram_and_json_give_identical_output(outputs: dict[str, dict[str, str]], tool: str, other: str) -> None:
+def test_brimley_gram_and_json_give_identical_output(
+    outputs: dict[str, dict[str, str]], tool: str, other: str
+) -> None:
     prefix = TOOLS[tool]
     brimley, theirs = outputs["brimley"], outputs[other]
     assert brimley[f"schemas/{tool}.json"] == theirs[f"schemas/{tool}.json"]
-    for header in (f"class {prefix}Args(", f"class {prefix}Fn(", f"{tool.upper()}_INPUT_SCHEMA: "):
+    for header in (
+        f"class {prefix}Args(",
+        f"class {prefix}Fn(",
+        f"{tool.upper()}_INPUT_SCHEMA: ",
+    ):
         assert block(brimley, header) == block(theirs, header), header
     if tool == "ship_parcel":
-        assert block(brimley, f"class {prefix}ArgsAddress(") == block(theirs, f"class {prefix}ArgsAddress(")
+        assert block(brimley, f"class {prefix}ArgsAddress(") == block(
+            theirs, f"class {prefix}ArgsAddress("
+        )
 
 
 def test_the_entity_is_identical_too(outputs: dict[str, dict[str, str]]) -> None:
     for other in ("gram", "json"):
-        assert outputs["brimley"]["schemas/entities/Pet.json"] == outputs[other]["schemas/entities/Pet.json"]
-        assert block(outputs["brimley"], "class Pet(") == block(outputs[other], "class Pet(")
+        assert (
+            outputs["brimley"]["schemas/entities/Pet.json"]
+            == outputs[other]["schemas/entities/Pet.json"]
+        )
+        assert block(outputs["brimley"], "class Pet(") == block(
+            outputs[other], "class Pet("
+        )
 
 
 def test_the_stubs_say_what_was_written(outputs: dict[str, dict[str, str]]) -> None:
     stub = block(outputs["brimley"], "class GetForecastFn(")
     assert 'unit: Literal["celsius", "fahrenheit"] = "celsius"' in stub
     assert "start: _dt.date = ..." in stub and "budget: _decimal.Decimal = ..." in stub
-    assert "at: _dt.datetime" in stub and "tags: list[str] = []" in stub and ") -> list[float]:" in stub
+    assert (
+        "at: _dt.datetime" in stub
+        and "tags: list[str] = []" in stub
+        and ") -> list[float]:" in stub
+    )

@@ -11,7 +11,11 @@ from conftest import EXAMPLES, ROOT, shared
 
 
 def _tree(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_output_is_identical_under_two_hash_seeds(tmp_path: Path) -> None:
@@ -20,6 +24,10 @@ def test_output_is_identical_under_two_hash_seeds(tmp_path: Path) -> None:
         out = tmp_path / f"seed{seed}"
         env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
         specs = [str(EXAMPLES), str(shared("corpus", "real-tools"))]
-        subprocess.run([sys.executable, "-m", "codegen", *specs, "-o", str(out), "-q"], check=True, env=env)
+        subprocess.run(
+            [sys.executable, "-m", "codegen", *specs, "-o", str(out), "-q"],
+            check=True,
+            env=env,
+        )
         trees.append(_tree(out))
     assert trees[0] and trees[0] == trees[1]

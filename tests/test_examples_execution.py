@@ -15,7 +15,12 @@ TABLE: dict[str, tuple[list[Any], list[Any]]] = {
     "GetOrdersArgs": (
         [
             {"customer_id": 1},
-            {"customer_id": 7, "status": "pending", "limit": 100, "since": "2024-02-29"},
+            {
+                "customer_id": 7,
+                "status": "pending",
+                "limit": 100,
+                "since": "2024-02-29",
+            },
             {"customer_id": 1.0},
             {"customer_id": 2, "since": None},
         ],
@@ -35,12 +40,19 @@ TABLE: dict[str, tuple[list[Any], list[Any]]] = {
     ),
     "CancelOrderArgs": (
         [{"order_id": 1, "reason": None}, {"order_id": 1, "reason": "late"}],
-        [{"order_id": 1}, {"order_id": 1, "reason": "x" * 501}, {"order_id": 1, "reason": 5}],
+        [
+            {"order_id": 1},
+            {"order_id": 1, "reason": "x" * 501},
+            {"order_id": 1, "reason": 5},
+        ],
     ),
     "SearchWebArgs": (
         [
             {"query": "q"},
-            {"query": "q", "filters": [{"field": "a", "from": "b", "values": ["x", 1, 2.5, True]}]},
+            {
+                "query": "q",
+                "filters": [{"field": "a", "from": "b", "values": ["x", 1, 2.5, True]}],
+            },
             {"query": "q", "headers": {"a": "b"}, "anything": [1]},
         ],
         [
@@ -63,8 +75,19 @@ TABLE: dict[str, tuple[list[Any], list[Any]]] = {
             }
         ],
         [
-            {"order_id": 1, "total": -1, "status": "shipped", "created_at": "2024-01-01T10:00:00Z"},
-            {"order_id": 1, "total": 1, "status": "shipped", "created_at": "2024-01-01T10:00:00Z", "lines": []},
+            {
+                "order_id": 1,
+                "total": -1,
+                "status": "shipped",
+                "created_at": "2024-01-01T10:00:00Z",
+            },
+            {
+                "order_id": 1,
+                "total": 1,
+                "status": "shipped",
+                "created_at": "2024-01-01T10:00:00Z",
+                "lines": [],
+            },
             {
                 "order_id": 1,
                 "total": 1,
@@ -83,8 +106,14 @@ TABLE: dict[str, tuple[list[Any], list[Any]]] = {
         ],
     ),
     "Category": (
-        [{"name": "a"}, {"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]}],
-        [{"name": "a", "children": [{"name": "b", "children": [{"title": "c"}]}]}, {"name": 1}],
+        [
+            {"name": "a"},
+            {"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]},
+        ],
+        [
+            {"name": "a", "children": [{"name": "b", "children": [{"title": "c"}]}]},
+            {"name": 1},
+        ],
     ),
     "RunSandboxedScriptConfig": (
         [{"api_key": "k"}, {"api_key": "k", "max_runtime_seconds": 5}],
@@ -107,27 +136,46 @@ def test_models_accept_exactly_what_the_schema_accepts(
     model = getattr(package, model_name)
     valid, invalid = TABLE[model_name]
     for instance in valid:
-        assert accepts(_schema(model), instance), f"table error: {instance!r} should be valid"
-        assert model_accepts(model, instance), f"{model_name} rejected valid {instance!r}"
+        assert accepts(
+            _schema(model), instance
+        ), f"table error: {instance!r} should be valid"
+        assert model_accepts(
+            model, instance
+        ), f"{model_name} rejected valid {instance!r}"
     for instance in invalid:
-        assert not accepts(_schema(model), instance), f"table error: {instance!r} should be invalid"
-        assert not model_accepts(model, instance), f"{model_name} accepted invalid {instance!r}"
+        assert not accepts(
+            _schema(model), instance
+        ), f"table error: {instance!r} should be invalid"
+        assert not model_accepts(
+            model, instance
+        ), f"{model_name} accepted invalid {instance!r}"
 
 
-def test_python_names_and_wire_names_are_both_accepted(examples_package: tuple[Any, ModuleType]) -> None:
+def test_python_names_and_wire_names_are_both_accepted(
+    examples_package: tuple[Any, ModuleType],
+) -> None:
     _, package = examples_package
     item = package.SearchWebArgsFiltersItem
     assert item.model_validate({"field": "a", "from": "x"}).from_ == "x"
     assert item(field="a", from_="y").from_ == "y"
-    assert item(field="a", from_="y").model_dump(by_alias=True, exclude_unset=True) == {"field": "a", "from": "y"}
+    assert item(field="a", from_="y").model_dump(by_alias=True, exclude_unset=True) == {
+        "field": "a",
+        "from": "y",
+    }
 
 
 def test_typed_values_come_out_typed(examples_package: tuple[Any, ModuleType]) -> None:
     import datetime
 
     _, package = examples_package
-    args = package.GetOrdersArgs.model_validate_json('{"customer_id": 3, "since": "2024-03-01"}')
-    assert args.since == datetime.date(2024, 3, 1) and args.status == "shipped" and args.limit == 20
+    args = package.GetOrdersArgs.model_validate_json(
+        '{"customer_id": 3, "since": "2024-03-01"}'
+    )
+    assert (
+        args.since == datetime.date(2024, 3, 1)
+        and args.status == "shipped"
+        and args.limit == 20
+    )
     order = package.Order.model_validate(
         {
             "order_id": 1,
@@ -137,25 +185,49 @@ def test_typed_values_come_out_typed(examples_package: tuple[Any, ModuleType]) -
             "lines": [{"sku": "ABC-0001", "quantity": 1}],
         }
     )
-    assert isinstance(order.lines[0], package.Line) and order.created_at.utcoffset() == datetime.timedelta(hours=2)
+    assert isinstance(
+        order.lines[0], package.Line
+    ) and order.created_at.utcoffset() == datetime.timedelta(hours=2)
 
 
 class ShopImpl:
-    def get_orders(self, *, customer_id: int, status: str = "shipped", limit: int = 20, since: Any = None) -> Any:
-        return [{"order_id": customer_id, "total": 1.5, "status": status, "created_at": "2024-01-01T00:00:00Z"}][:limit]
+    def get_orders(
+        self,
+        *,
+        customer_id: int,
+        status: str = "shipped",
+        limit: int = 20,
+        since: Any = None,
+    ) -> Any:
+        return [
+            {
+                "order_id": customer_id,
+                "total": 1.5,
+                "status": status,
+                "created_at": "2024-01-01T00:00:00Z",
+            }
+        ][:limit]
 
     def cancel_order(self, *, order_id: int, reason: str | None) -> Any:
         raise RuntimeError(f"order {order_id} already shipped")
 
     def search_web(self, **kwargs: Any) -> Any:
-        return {"results": [{"url": "https://x", "title": "t", "score": 7}]}  # score > 1: an invalid result
+        return {
+            "results": [{"url": "https://x", "title": "t", "score": 7}]
+        }  # score > 1: an invalid result
 
 
-def test_dispatch_validates_calls_and_reports(examples_package: tuple[Any, ModuleType]) -> None:
+def test_dispatch_validates_calls_and_reports(
+    examples_package: tuple[Any, ModuleType],
+) -> None:
     _, package = examples_package
     impl = ShopImpl()
     ok = package.dispatch("get_orders", '{"customer_id": 4, "status": "pending"}', impl)
-    assert ok.ok and isinstance(ok.value[0], package.Order) and ok.value[0].status == "pending"
+    assert (
+        ok.ok
+        and isinstance(ok.value[0], package.Order)
+        and ok.value[0].status == "pending"
+    )
     assert json.loads(ok.to_json())[0]["order_id"] == 4
 
     bad = package.dispatch("get_orders", {"customer_id": "4", "limit": 0}, impl)
@@ -163,15 +235,23 @@ def test_dispatch_validates_calls_and_reports(examples_package: tuple[Any, Modul
     assert {p.path for p in bad.error.problems} == {"customer_id", "limit"}
     assert json.loads(bad.error.to_json())["tool"] == "get_orders"
 
-    assert package.dispatch("get_orders", "{not json", impl).error.kind == "invalid_arguments"
+    assert (
+        package.dispatch("get_orders", "{not json", impl).error.kind
+        == "invalid_arguments"
+    )
     assert package.dispatch("nope", {}, impl).error.kind == "unknown_tool"
     failed = package.dispatch("cancel_order", {"order_id": 9, "reason": None}, impl)
-    assert failed.error.kind == "implementation_error" and "already shipped" in failed.error.message
+    assert (
+        failed.error.kind == "implementation_error"
+        and "already shipped" in failed.error.message
+    )
     wrong = package.dispatch("search_web", {"query": "q"}, impl)
     assert wrong.error.kind == "invalid_result"
 
 
-def test_schema_files_are_self_contained_llm_definitions(examples_package: tuple[Any, ModuleType]) -> None:
+def test_schema_files_are_self_contained_llm_definitions(
+    examples_package: tuple[Any, ModuleType],
+) -> None:
     import jsonschema
 
     out, package = examples_package
@@ -181,7 +261,12 @@ def test_schema_files_are_self_contained_llm_definitions(examples_package: tuple
     for key in ("inputSchema", "outputSchema"):
         jsonschema.Draft202012Validator.check_schema(definition[key])
         assert "Order" in definition["outputSchema"]["$defs"]
-    order = {"order_id": 1, "total": 1, "status": "shipped", "created_at": "2024-01-01T00:00:00Z"}
+    order = {
+        "order_id": 1,
+        "total": 1,
+        "status": "shipped",
+        "created_at": "2024-01-01T00:00:00Z",
+    }
     assert accepts(definition["outputSchema"], [order])
     entity = json.loads((out / "schemas" / "entities" / "Order.json").read_text())
     assert entity["title"] == "Order" and "Customer" in entity["$defs"]

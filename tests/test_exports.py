@@ -768,7 +768,13 @@ def test_strict_conversion_of_hard_schemas(name: str) -> None:
             round_trip(instance)
         return
 
-    @settings(max_examples=40, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=40,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(from_schema(copy.deepcopy(schema)))
     def generated(instance: Any) -> None:
         assume(

@@ -30,7 +30,13 @@ from codegen.frontends.gram_syntax import (
     parse_gram,
 )
 
-CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "conformance" / "gram-corpus"
+CORPUS = (
+    Path(__file__).resolve().parents[1]
+    / ".."
+    / "shared"
+    / "conformance"
+    / "gram-corpus"
+)
 _HEADER = re.compile(r"={3,}\s*")
 _DIVIDER = re.compile(r"-{3,}\s*")
 
@@ -76,7 +82,9 @@ def read_corpus_file(path: Path) -> list[Case]:
 
 
 def corpus() -> list[Case]:
-    return [case for path in sorted(CORPUS.glob("*.txt")) for case in read_corpus_file(path)]
+    return [
+        case for path in sorted(CORPUS.glob("*.txt")) for case in read_corpus_file(path)
+    ]
 
 
 CASES = corpus()
@@ -117,14 +125,22 @@ def _value(value: Value) -> str:
     if value.kind in _SCALARS:
         return _SCALARS[value.kind]
     if value.kind == "range":
-        return "(range " + " ".join(_value(v) for v in value.data if v is not None) + ")"
+        return (
+            "(range " + " ".join(_value(v) for v in value.data if v is not None) + ")"
+        )
     if value.kind == "array":
         return "(array " + " ".join(_value(v) for v in value.data) + ")"
-    return "(map " + " ".join(f"(map_entry {_name(e.key)} {_value(e.value)})" for e in value.data) + ")"
+    return (
+        "(map "
+        + " ".join(f"(map_entry {_name(e.key)} {_value(e.value)})" for e in value.data)
+        + ")"
+    )
 
 
 def _record(record: Record) -> str:
-    entries = " ".join(f"(record_property {_name(e.key)} {_value(e.value)})" for e in record.entries)
+    entries = " ".join(
+        f"(record_property {_name(e.key)} {_value(e.value)})" for e in record.entries
+    )
     return f"(record {entries})"
 
 
@@ -133,7 +149,9 @@ def _subject(subject: Subject | None) -> list[str]:
         return []
     parts = [_name(subject.identifier)] if subject.identifier else []
     if subject.labels:
-        parts.append("(labels " + " ".join(_name(label.name) for label in subject.labels) + ")")
+        parts.append(
+            "(labels " + " ".join(_name(label.name) for label in subject.labels) + ")"
+        )
     if subject.record:
         parts.append(_record(subject.record))
     return parts
@@ -156,24 +174,36 @@ def _element(element: Any) -> str:
     assert isinstance(element, SubjectPattern)
     parts = _subject(element.subject)
     if element.elements:
-        parts.append("(subject_pattern_elements " + " ".join(_element(e) for e in element.elements) + ")")
+        parts.append(
+            "(subject_pattern_elements "
+            + " ".join(_element(e) for e in element.elements)
+            + ")"
+        )
     return "(subject_pattern " + " ".join(parts) + ")"
 
 
 def _annotation(annotation: Annotation) -> str:
     if annotation.key is not None:
         assert annotation.value is not None
-        return f"(property_annotation {_name(annotation.key)} {_value(annotation.value)})"
+        return (
+            f"(property_annotation {_name(annotation.key)} {_value(annotation.value)})"
+        )
     parts = [_name(annotation.identifier)] if annotation.identifier else []
     if annotation.labels:
-        parts.append("(labels " + " ".join(_name(label.name) for label in annotation.labels) + ")")
+        parts.append(
+            "(labels "
+            + " ".join(_name(label.name) for label in annotation.labels)
+            + ")"
+        )
     return "(identified_annotation " + " ".join(parts) + ")"
 
 
 def _pattern(pattern: Pattern) -> str:
     if not pattern.annotations:
         return _element(pattern.element)
-    annotations = "(annotations " + " ".join(_annotation(a) for a in pattern.annotations) + ")"
+    annotations = (
+        "(annotations " + " ".join(_annotation(a) for a in pattern.annotations) + ")"
+    )
     return f"(annotated_pattern {annotations} {_element(pattern.element)})"
 
 
@@ -208,7 +238,9 @@ def test_case(case: Case) -> None:
         return
     assert accepted, f"rejected a valid case:\n{case.text}"
     assert document is not None
-    assert to_sexpr(document) == normalize(case.expected), "the tree's shape differs from the reference"
+    assert to_sexpr(document) == normalize(
+        case.expected
+    ), "the tree's shape differs from the reference"
 
 
 def test_counts(capsys: pytest.CaptureFixture[str]) -> None:
@@ -221,7 +253,12 @@ def test_counts(capsys: pytest.CaptureFixture[str]) -> None:
         accepted += ok
         rejected += not ok
         wrong += ok == case.error
-        if ok and not case.error and document is not None and to_sexpr(document) != normalize(case.expected):
+        if (
+            ok
+            and not case.error
+            and document is not None
+            and to_sexpr(document) != normalize(case.expected)
+        ):
             shape_mismatches.append(case.id)
         if _accepts(case.text, reference=False)[0] != ok:
             lenient_differs.append(case.id)
@@ -231,7 +268,9 @@ def test_counts(capsys: pytest.CaptureFixture[str]) -> None:
             f"\ngram corpus: {len(CASES)} cases ({valid} valid, {len(CASES) - valid} :error); accepted {accepted}, "
             f"rejected {rejected}; wrong verdicts {wrong}; tree shape mismatches {len(shape_mismatches)}"
         )
-        print(f"lenient dialect differs on {len(lenient_differs)} case(s): {lenient_differs}")
+        print(
+            f"lenient dialect differs on {len(lenient_differs)} case(s): {lenient_differs}"
+        )
     assert wrong == 0 and not shape_mismatches
     # The dialect's leniency (../shared/reference/gram.md §2) may only differ where the reference value rules
     # (no nested or empty arrays, no nested maps) rejected the case; the grammar itself must agree.

@@ -29,7 +29,9 @@ def source(text: str, name: str = "spec.gram") -> SourceFile:
     return SourceFile(Path(name), name, Path(name), text)
 
 
-def load(text: str, name: str = "spec.gram") -> tuple[SpecModule | None, list[Diagnostic]]:
+def load(
+    text: str, name: str = "spec.gram"
+) -> tuple[SpecModule | None, list[Diagnostic]]:
     diags = Diagnostics()
     try:
         module = load_gram_file(source(text, name), diags)
@@ -61,7 +63,10 @@ def one_tool(signature: str, name: str = "t") -> Tool:
 def errors(text: str) -> list[tuple[str, int, int, str]]:
     """(code, line, col, message) of every diagnostic."""
     _, diags = load(text)
-    return [(d.code, d.span.line if d.span else 0, d.span.col if d.span else 0, d.message) for d in diags]
+    return [
+        (d.code, d.span.line if d.span else 0, d.span.col if d.span else 0, d.message)
+        for d in diags
+    ]
 
 
 def only_error(text: str, code: str) -> tuple[int, int, str]:
@@ -78,7 +83,10 @@ def test_worked_example_exactly() -> None:
     assert js(t.input_schema) == json.dumps(
         {
             "type": "object",
-            "properties": {"personName": {"type": "string"}, "age": {"type": "integer", "default": 18}},
+            "properties": {
+                "personName": {"type": "string"},
+                "age": {"type": "integer", "default": 18},
+            },
             "required": ["personName"],
             "additionalProperties": False,
         }
@@ -111,20 +119,28 @@ def _seed_specs() -> list[str]:
     text = SEED.read_text(encoding="utf-8")
     blocks = [b for b in re.findall(r"```gram\n(.*?)```", text, re.S) if "<" not in b]
     signatures = re.findall(r"^\s*- `(\(.*?\))` - ", text, re.M)
-    wrapped = [f'[seedTool{i}:Tool {{description: "seed example {i}"}} | {s}]' for i, s in enumerate(signatures)]
+    wrapped = [
+        f'[seedTool{i}:Tool {{description: "seed example {i}"}} | {s}]'
+        for i, s in enumerate(signatures)
+    ]
     return blocks + wrapped
 
 
 def test_seed_examples_compile() -> None:
     specs = _seed_specs()
-    assert len(specs) == 6  # sayHello, and the five signatures of "Type Signature (Curried Form)"
+    assert (
+        len(specs) == 6
+    )  # sayHello, and the five signatures of "Type Signature (Curried Form)"
     module = compile_ok("\n".join(specs))
     by_name = {t.name: t for t in module.tools}
     assert (
-        js(by_name["seedTool0"].input_schema) == '{"type": "object", "properties": {}, "additionalProperties": false}'
+        js(by_name["seedTool0"].input_schema)
+        == '{"type": "object", "properties": {}, "additionalProperties": false}'
     )
     assert by_name["seedTool2"].input_schema["required"] == ("personName", "age")
-    assert by_name["seedTool3"].input_schema["required"] == ("personName",)  # the worked example
+    assert by_name["seedTool3"].input_schema["required"] == (
+        "personName",
+    )  # the worked example
     record = by_name["seedTool4"].input_schema["properties"]["userParams"]
     assert js(record) == json.dumps(
         {
@@ -138,7 +154,9 @@ def test_seed_examples_compile() -> None:
 
 def test_seed_template_is_not_a_spec() -> None:
     """The seed's schema template has `<toolName>` placeholders: a syntax error, reported as such."""
-    template = re.findall(r"```gram\n(.*?)```", SEED.read_text(encoding="utf-8"), re.S)[0]
+    template = re.findall(r"```gram\n(.*?)```", SEED.read_text(encoding="utf-8"), re.S)[
+        0
+    ]
     assert [e[0] for e in errors(template)] == ["gram-syntax"]
 
 
@@ -147,20 +165,28 @@ def test_seed_template_is_not_a_spec() -> None:
 EMPTY_INPUT = '{"type": "object", "properties": {}, "additionalProperties": false}'
 
 
-@pytest.mark.parametrize("signature", ["()==>(::String)", "(::String)", "()-->(::String)"])
+@pytest.mark.parametrize(
+    "signature", ["()==>(::String)", "(::String)", "()-->(::String)"]
+)
 def test_no_parameters(signature: str) -> None:
     t = one_tool(signature)
     assert js(t.input_schema) == EMPTY_INPUT
     assert js(t.output_schema) == '{"type": "string"}'
 
 
-@pytest.mark.parametrize("signature", ["(x::Text)==>()", "(x::Text)==>(::Void)", "(x::Text)==>(::Unit)", "()"])
+@pytest.mark.parametrize(
+    "signature",
+    ["(x::Text)==>()", "(x::Text)==>(::Void)", "(x::Text)==>(::Unit)", "()"],
+)
 def test_void_returns(signature: str) -> None:
     t = one_tool(signature)
     assert t.output_schema is None and t.returns_void
 
 
-@pytest.mark.parametrize("arrow", ["==>", "-->", "~~>", "==", "--", "~~", "<==", "<-->", "=[r]=>", "-[:Next]->"])
+@pytest.mark.parametrize(
+    "arrow",
+    ["==>", "-->", "~~>", "==", "--", "~~", "<==", "<-->", "=[r]=>", "-[:Next]->"],
+)
 def test_any_arrow_family(arrow: str) -> None:
     t = one_tool(f"(a::Text){arrow}(b::Int){arrow}(::Bool)")
     assert list(t.input_schema["properties"]) == ["a", "b"]
@@ -200,7 +226,9 @@ def test_both_type_vocabularies(label: str, schema: dict[str, Any]) -> None:
 
 
 def test_single_colon_label_means_the_same() -> None:
-    assert js(one_tool("(x:Text)==>(:Int)").input_schema) == js(one_tool("(x::Text)==>(::Int)").input_schema)
+    assert js(one_tool("(x:Text)==>(:Int)").input_schema) == js(
+        one_tool("(x::Text)==>(::Int)").input_schema
+    )
 
 
 def test_parameter_record_key_order() -> None:
@@ -219,16 +247,29 @@ def test_parameter_record_key_order() -> None:
                 "maxLength": 8,
                 "pattern": "^[A-Z]+$",
             },
-            "n": {"type": "number", "format": "decimal", "description": "n", "minimum": 0, "maximum": 9.5},
+            "n": {
+                "type": "number",
+                "format": "decimal",
+                "description": "n",
+                "minimum": 0,
+                "maximum": 9.5,
+            },
         }
     )
     assert t.input_schema["required"] == ("n",)
 
 
 def test_named_return_with_description() -> None:
-    t = one_tool('(q::Text)==>(results::Array {elementType: "Text", description: "Hits", maxItems: 5})')
+    t = one_tool(
+        '(q::Text)==>(results::Array {elementType: "Text", description: "Hits", maxItems: 5})'
+    )
     assert js(t.output_schema) == json.dumps(
-        {"type": "array", "description": "Hits", "maxItems": 5, "items": {"type": "string"}}
+        {
+            "type": "array",
+            "description": "Hits",
+            "maxItems": 5,
+            "items": {"type": "string"},
+        }
     )
 
 
@@ -257,22 +298,32 @@ def test_description_string_styles() -> None:
         ("```\nline one\nline two\n```", "line one\nline two"),
         ("```md\n*bold*\n```", "*bold*"),
     ]:
-        assert tool(f"[t:Tool {{description: {literal}}} | (::Text)]").description == expected
+        assert (
+            tool(f"[t:Tool {{description: {literal}}} | (::Text)]").description
+            == expected
+        )
 
 
 def test_spans_point_at_the_source() -> None:
-    t = tool('// a comment\n[greet:Tool {description: "d"} |\n  (who::Text {default: "x"})==>(::Text)]')
+    t = tool(
+        '// a comment\n[greet:Tool {description: "d"} |\n  (who::Text {default: "x"})==>(::Text)]'
+    )
     assert (t.span.line, t.span.col) == (2, 2)
     props = t.input_schema["properties"]
     assert (props.key_span("who").line, props.key_span("who").col) == (3, 4)
-    assert (props["who"].value_span("default").line, props["who"].value_span("default").col) == (3, 24)
+    assert (
+        props["who"].value_span("default").line,
+        props["who"].value_span("default").col,
+    ) == (3, 24)
 
 
 # ── Records (Object) and arrays ─────────────────────────────────────────────────────────────────────────────────
 
 
 def test_record_list_form_and_map_form_are_the_same() -> None:
-    list_form = one_tool('(p::Object {fields: [{name: "name", type: "Text"}, {name: "age", type: "Int"}]})==>(::Text)')
+    list_form = one_tool(
+        '(p::Object {fields: [{name: "name", type: "Text"}, {name: "age", type: "Int"}]})==>(::Text)'
+    )
     map_form = one_tool('(p::Object {fields: {name: "Text", age: "Int"}})==>(::Text)')
     assert js(list_form.input_schema) == js(map_form.input_schema)
 
@@ -318,9 +369,14 @@ def test_record_field_records_and_nesting() -> None:
 
 
 def test_map_form_with_typed_entries() -> None:
-    t = one_tool('(p::Object {fields: {n: {type: "Int", default: 1}, tags: {type: "Array", elementType: Text}}})==>()')
+    t = one_tool(
+        '(p::Object {fields: {n: {type: "Int", default: 1}, tags: {type: "Array", elementType: Text}}})==>()'
+    )
     assert js(t.input_schema["properties"]["p"]["properties"]) == json.dumps(
-        {"n": {"type": "integer", "default": 1}, "tags": {"type": "array", "items": {"type": "string"}}}
+        {
+            "n": {"type": "integer", "default": 1},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        }
     )
     assert t.input_schema["properties"]["p"]["required"] == ("tags",)
 
@@ -333,11 +389,22 @@ def test_arrays_of_primitives_entities_and_objects() -> None:
     )
     props = t.input_schema["properties"]
     assert js(props["names"]) == '{"type": "array", "items": {"type": "string"}}'
-    assert js(props["users"]) == '{"type": "array", "minItems": 1, "items": {"$ref": "entity:User"}}'
-    assert js(props["rows"]["items"]) == json.dumps(
-        {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"], "additionalProperties": False}
+    assert (
+        js(props["users"])
+        == '{"type": "array", "minItems": 1, "items": {"$ref": "entity:User"}}'
     )
-    assert js(props["grid"]) == '{"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}'
+    assert js(props["rows"]["items"]) == json.dumps(
+        {
+            "type": "object",
+            "properties": {"id": {"type": "integer"}},
+            "required": ["id"],
+            "additionalProperties": False,
+        }
+    )
+    assert (
+        js(props["grid"])
+        == '{"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}'
+    )
     assert js(t.output_schema) == '{"type": "array", "items": {"$ref": "entity:User"}}'
 
 
@@ -347,22 +414,41 @@ def test_defaults_of_every_kind() -> None:
         "==>(c::Number {default: 0x10})==>(d::Bool {default: false})==>(e::Array {elementType: Int, default: []})"
         '==>(f::Object {fields: {x: "Int", y: {type: "Text", default: "y"}}, default: {x: 1}})==>(::Text)'
     )
-    defaults = {k: to_plain(v.get("default")) for k, v in t.input_schema["properties"].items()}
-    assert defaults == {"a": "2024-04-05", "b": "2024-04-05T17:35:00Z", "c": 16, "d": False, "e": [], "f": {"x": 1}}
+    defaults = {
+        k: to_plain(v.get("default")) for k, v in t.input_schema["properties"].items()
+    }
+    assert defaults == {
+        "a": "2024-04-05",
+        "b": "2024-04-05T17:35:00Z",
+        "c": 16,
+        "d": False,
+        "e": [],
+        "f": {"x": 1},
+    }
 
 
 # ── Entities, agents, global parameters ─────────────────────────────────────────────────────────────────────────
 
 
 def test_entity() -> None:
-    module = compile_ok('[User:Entity {description: "A user"} | (name::Text), (age::Int {default:0})]')
+    module = compile_ok(
+        '[User:Entity {description: "A user"} | (name::Text), (age::Int {default:0})]'
+    )
     (entity,) = module.entities
-    assert (entity.name, entity.description, entity.span.line, entity.span.col) == ("User", "A user", 1, 2)
+    assert (entity.name, entity.description, entity.span.line, entity.span.col) == (
+        "User",
+        "A user",
+        1,
+        2,
+    )
     assert js(entity.schema) == json.dumps(
         {
             "type": "object",
             "description": "A user",
-            "properties": {"name": {"type": "string"}, "age": {"type": "integer", "default": 0}},
+            "properties": {
+                "name": {"type": "string"},
+                "age": {"type": "integer", "default": 0},
+            },
             "required": ["name"],
             "additionalProperties": False,
         }
@@ -376,7 +462,10 @@ def test_entity_used_by_tools_in_the_same_file_and_recursively() -> None:
     )
     schema: Any = module.entities[0].schema
     assert js(schema["properties"]["children"]["items"]) == '{"$ref": "entity:Tree"}'
-    assert js(module.tools[0].input_schema["properties"]["tree"]) == '{"$ref": "entity:Tree"}'
+    assert (
+        js(module.tools[0].input_schema["properties"]["tree"])
+        == '{"$ref": "entity:Tree"}'
+    )
 
 
 def test_agent_with_nested_tools_and_references() -> None:
@@ -388,11 +477,21 @@ def test_agent_with_nested_tools_and_references() -> None:
         "  greet\n"
         "]"
     )
-    assert [(t.name, t.group) for t in module.tools] == [("greet", None), ("add", "helper"), ("shout", "helper")]
+    assert [(t.name, t.group) for t in module.tools] == [
+        ("greet", None),
+        ("add", "helper"),
+        ("shout", "helper"),
+    ]
     (agent,) = module.agents
-    assert (agent.name, agent.description, agent.tools) == ("helper", "Helps", ("add", "shout", "greet"))
+    assert (agent.name, agent.description, agent.tools) == (
+        "helper",
+        "Helps",
+        ("add", "shout", "greet"),
+    )
     assert agent.metadata == {"instruction": "Be kind", "model": "gpt-4o"}
-    assert js(module.tools[2].input_schema) == js(module.tools[0].input_schema)  # `(who)` is greet's `who`
+    assert js(module.tools[2].input_schema) == js(
+        module.tools[0].input_schema
+    )  # `(who)` is greet's `who`
 
 
 def test_global_parameter_declared_at_top_level_and_referenced() -> None:
@@ -405,7 +504,9 @@ def test_global_parameter_declared_at_top_level_and_referenced() -> None:
     assert js(a.input_schema["properties"]["limit"]) == json.dumps(
         {"type": "integer", "description": "At most this many", "default": 10}
     )
-    assert js(b.input_schema["properties"]["limit"]) == '{"type": "integer", "default": 5}'  # same type: agrees
+    assert (
+        js(b.input_schema["properties"]["limit"]) == '{"type": "integer", "default": 5}'
+    )  # same type: agrees
 
 
 def test_global_parameter_conflict_names_both_places() -> None:
@@ -416,20 +517,37 @@ def test_global_parameter_conflict_names_both_places() -> None:
     (diag,) = diags
     assert diag.code == "gram-param-conflict"
     assert diag.span is not None and (diag.span.line, diag.span.col) == (3, 4)
-    assert "integer in tool 'b'" in diag.message and "string in tool 'a'" in diag.message
+    assert (
+        "integer in tool 'b'" in diag.message and "string in tool 'a'" in diag.message
+    )
     ((note, where),) = diag.notes
     assert where is not None and (where.line, where.col) == (1, 31)
 
 
 def test_global_parameter_conflict_across_files() -> None:
-    one = load_gram_file(source('[a:Tool {description: "d"} | (who::Text)==>(::Text)]', "one.gram"), Diagnostics())
-    two = load_gram_file(source('[b:Tool {description: "d"} | (who::Int)==>(::Text)]', "two.gram"), Diagnostics())
-    same = load_gram_file(source('[c:Tool {description: "d"} | (who::String)==>()]', "three.gram"), Diagnostics())
+    one = load_gram_file(
+        source('[a:Tool {description: "d"} | (who::Text)==>(::Text)]', "one.gram"),
+        Diagnostics(),
+    )
+    two = load_gram_file(
+        source('[b:Tool {description: "d"} | (who::Int)==>(::Text)]', "two.gram"),
+        Diagnostics(),
+    )
+    same = load_gram_file(
+        source('[c:Tool {description: "d"} | (who::String)==>()]', "three.gram"),
+        Diagnostics(),
+    )
     diags = Diagnostics()
     check_parameter_identity([one, two, same], diags)
     (diag,) = diags.sorted()
-    assert diag.code == "gram-param-conflict" and diag.span is not None and diag.span.source.display == "two.gram"
-    assert diag.notes[0][1] is not None and diag.notes[0][1].source.display == "one.gram"
+    assert (
+        diag.code == "gram-param-conflict"
+        and diag.span is not None
+        and diag.span.source.display == "two.gram"
+    )
+    assert (
+        diag.notes[0][1] is not None and diag.notes[0][1].source.display == "one.gram"
+    )
 
 
 # ── Diagnostics, each with its line and column ──────────────────────────────────────────────────────────────────
@@ -450,7 +568,11 @@ def position(text: str, at: str) -> tuple[int, int]:
         ('[t:Tool {description "d"} | ()]', '"d"', "':' between the key and its value"),
         ("()==[x]==>()", "[", "'=[r]=>'"),
         ("[t:Tool | (x::Text {default: 'abc})==>()]", "'", "unterminated string"),
-        ("[t:Tool | (x::Text {default: ```\nabc})==>()]", "```", "unterminated fenced string"),
+        (
+            "[t:Tool | (x::Text {default: ```\nabc})==>()]",
+            "```",
+            "unterminated fenced string",
+        ),
         ("[t:Tool | (x::Text)==>(::String!)]", "!", "unexpected character '!'"),
         ("(a]", "]", "expected a closing ')', found ']'"),
         ("{a: 1}\n{b: 2}", "{b", "expected a node '(…)'"),
@@ -464,16 +586,25 @@ def test_syntax_errors_in_words(text: str, at: str, words: str) -> None:
     line, col, message = only_error(text, "gram-syntax")
     assert (line, col) == position(text, at), message
     assert words in message, message
-    assert not re.search(r"\b(LPAR|RPAR|LSQB|RSQB|LBRACE|RBRACE|SYMBOL|DQ_STRING|COMMA|\$END)\b", message)
+    assert not re.search(
+        r"\b(LPAR|RPAR|LSQB|RSQB|LBRACE|RBRACE|SYMBOL|DQ_STRING|COMMA|\$END)\b", message
+    )
 
 
 def test_unclosed_bracket_points_back_at_it() -> None:
     _, diags = load('[t:Tool {description: "d"} |\n  (x::Text)==>(::Text)\n')
     (diag,) = diags
-    assert diag.span is not None and (diag.span.line, diag.span.col) == (2, 23)  # just after the last token
+    assert diag.span is not None and (diag.span.line, diag.span.col) == (
+        2,
+        23,
+    )  # just after the last token
     assert "expected ',' or a closing ']', found the end of the file" in diag.message
     ((note, where),) = diag.notes
-    assert "'[' opened here" in note and where is not None and (where.line, where.col) == (1, 1)
+    assert (
+        "'[' opened here" in note
+        and where is not None
+        and (where.line, where.col) == (1, 1)
+    )
 
 
 @pytest.mark.parametrize(
@@ -489,11 +620,21 @@ def test_deep_nesting_is_a_diagnostic(text: str) -> None:
 def test_unknown_type_suggests_the_primitive() -> None:
     text = '[t:Tool {description: "d"} | (name::Strng)==>(::String)]'
     line, col, message = only_error(text, "gram-type")
-    assert (line, col) == position(text, "Strng") and "did you mean 'String'?" in message
-    assert "did you mean 'Int'?" in only_error('[t:Tool {description: "d"} | (n::int)==>()]', "gram-type")[2]
-    assert "did you mean 'Boolean'?" in only_error('[t:Tool {description: "d"} | (::Boolan)]', "gram-type")[2]
+    assert (line, col) == position(
+        text, "Strng"
+    ) and "did you mean 'String'?" in message
+    assert (
+        "did you mean 'Int'?"
+        in only_error('[t:Tool {description: "d"} | (n::int)==>()]', "gram-type")[2]
+    )
+    assert (
+        "did you mean 'Boolean'?"
+        in only_error('[t:Tool {description: "d"} | (::Boolan)]', "gram-type")[2]
+    )
     # An entity of this file with a primitive-like name is not a typo; other unknown names are entities.
-    compile_ok('[Texts:Entity | (a::Text)]\n[t:Tool {description: "d"} | (n::Texts)==>(::Customer)]')
+    compile_ok(
+        '[Texts:Entity | (a::Text)]\n[t:Tool {description: "d"} | (n::Texts)==>(::Customer)]'
+    )
 
 
 @pytest.mark.parametrize(
@@ -528,7 +669,11 @@ def test_parameter_without_a_type() -> None:
 
 @pytest.mark.parametrize(
     "signature, at",
-    [("(::Text)==>(::Text)", "(::Text)"), ("({default: 1})==>(::Text)", "({"), ("(7::Int)==>()", "7")],
+    [
+        ("(::Text)==>(::Text)", "(::Text)"),
+        ("({default: 1})==>(::Text)", "({"),
+        ("(7::Int)==>()", "7"),
+    ],
 )
 def test_parameter_without_a_name(signature: str, at: str) -> None:
     text = f'[t:Tool {{description: "d"}} | {signature}]'
@@ -538,13 +683,20 @@ def test_parameter_without_a_name(signature: str, at: str) -> None:
 
 def test_every_unnamed_parameter_is_reported() -> None:
     found = errors('[t:Tool {description: "d"} | ()==>()==>(::Text)]')
-    assert [(code, col) for code, _, col, _ in found] == [("gram-param-name", 30), ("gram-param-name", 35)]
+    assert [(code, col) for code, _, col, _ in found] == [
+        ("gram-param-name", 30),
+        ("gram-param-name", 35),
+    ]
 
 
 @pytest.mark.parametrize(
     "param, at, words",
     [
-        ('(age::Int {default: "old"})', '"old"', 'expected an integer, found the string "old"'),
+        (
+            '(age::Int {default: "old"})',
+            '"old"',
+            'expected an integer, found the string "old"',
+        ),
         ("(name::Text {default: world})", "world", "put text in quotes"),
         ("(n::Int {default: 1.5})", "1.5", "found the decimal number 1.5"),
         ('(d::Date {default: "2024-02-30"})', '"2024', "is not a date"),
@@ -552,7 +704,11 @@ def test_every_unnamed_parameter_is_reported() -> None:
         ("(n::Int {default: 200, maximum: 100})", "200", "more than the maximum 100"),
         ('(s::Text {enum: ["a", "b"], default: "c"})', '"c"', "is not one of"),
         ('(xs::Array {elementType: "Int", default: [1, "2"]})', "[1", "item 1"),
-        ('(o::Object {fields: {a: "Int"}, default: {b: 1}})', "{b", "missing the required field 'a'"),
+        (
+            '(o::Object {fields: {a: "Int"}, default: {b: 1}})',
+            "{b",
+            "missing the required field 'a'",
+        ),
         ("(b::Bool {default: 1})", "1}", "expected true or false"),
     ],
 )
@@ -574,28 +730,68 @@ def test_tool_without_signature() -> None:
 @pytest.mark.parametrize(
     "text, code, at",
     [
-        ('[t:Tool {description: "d"} | (s::Text {minimum: 1})==>()]', "gram-constraint", "minimum"),
-        ('[t:Tool {description: "d"} | (s::Text {minLength: -1})==>()]', "gram-constraint", "-1"),
-        ('[t:Tool {description: "d"} | (s::Text {pattern: "("})==>()]', "gram-constraint", '"("'),
-        ('[t:Tool {description: "d"} | (n::Int {minimum: 5, maximum: 1})==>()]', "gram-constraint", "5"),
-        ('[t:Tool {description: "d"} | (s::Text {descripton: "x"})==>()]', "gram-key", "descripton"),
-        ('[t:Tool {description: "d"} | (s::Text {fields: {a: "Int"}})==>()]', "gram-key", "fields"),
+        (
+            '[t:Tool {description: "d"} | (s::Text {minimum: 1})==>()]',
+            "gram-constraint",
+            "minimum",
+        ),
+        (
+            '[t:Tool {description: "d"} | (s::Text {minLength: -1})==>()]',
+            "gram-constraint",
+            "-1",
+        ),
+        (
+            '[t:Tool {description: "d"} | (s::Text {pattern: "("})==>()]',
+            "gram-constraint",
+            '"("',
+        ),
+        (
+            '[t:Tool {description: "d"} | (n::Int {minimum: 5, maximum: 1})==>()]',
+            "gram-constraint",
+            "5",
+        ),
+        (
+            '[t:Tool {description: "d"} | (s::Text {descripton: "x"})==>()]',
+            "gram-key",
+            "descripton",
+        ),
+        (
+            '[t:Tool {description: "d"} | (s::Text {fields: {a: "Int"}})==>()]',
+            "gram-key",
+            "fields",
+        ),
         ('[t:Tool {description: "d"} | (s::Array)==>()]', "gram-type", "Array"),
-        ('[t:Tool {description: "d"} | (s::Object {fields: [{type: "Int"}]})==>()]', "gram-param-name", "{type"),
-        ('[t:Tool {description: "d"} | (s::Object {fields: 3})==>()]', "gram-type", "3"),
+        (
+            '[t:Tool {description: "d"} | (s::Object {fields: [{type: "Int"}]})==>()]',
+            "gram-param-name",
+            "{type",
+        ),
+        (
+            '[t:Tool {description: "d"} | (s::Object {fields: 3})==>()]',
+            "gram-type",
+            "3",
+        ),
         (
             '[t:Tool {description: "d"} | (s::Text {description: "a", description: "b"})==>()]',
             "gram-key",
             'description: "b',
         ),
-        ('[t:Tool {description: "d"} | (s::Text)==>(s::Text)==>(::Text)]', "gram-param-name", "s::Text)==>(::"),
+        (
+            '[t:Tool {description: "d"} | (s::Text)==>(s::Text)==>(::Text)]',
+            "gram-param-name",
+            "s::Text)==>(::",
+        ),
         ('[t:Tool:Entity {description: "d"} | ()]', "gram-labels", ":Entity"),
         ('[t:Tol {description: "d"} | ()]', "gram-labels", ":Tol"),
         ('[`a b`:Tool {description: "d"} | ()]', "gram-tool-name", "`a b`"),
         ("[a:Agent | (x::Text)]", "gram-agent", "(x"),
         ("[E:Entity | (a::Text)-->(b::Text)]", "gram-entity", "(a"),
         ("[Text:Entity | (a::Text)]", "gram-entity", "Text:"),
-        ('[t:Tool {description: "d"} | (::Text {default: "x"})]', "gram-default", "default"),
+        (
+            '[t:Tool {description: "d"} | (::Text {default: "x"})]',
+            "gram-default",
+            "default",
+        ),
         ('[t:Tool {description: "d"} | (x::Void)==>()]', "gram-type", "Void"),
     ],
 )
@@ -606,7 +802,9 @@ def test_other_diagnostics(text: str, code: str, at: str) -> None:
 
 
 def test_ignored_patterns_are_warnings() -> None:
-    module, diags = load('[note {text: "hi"}]\n(a)-->(b)\n[t:Tool {description: "d"} | ()]')
+    module, diags = load(
+        '[note {text: "hi"}]\n(a)-->(b)\n[t:Tool {description: "d"} | ()]'
+    )
     assert module is not None and [t.name for t in module.tools] == ["t"]
     assert [(d.severity, d.code) for d in diags] == [("warning", "gram-ignored")] * 2
 
@@ -626,12 +824,16 @@ def test_never_a_traceback() -> None:
                 chars.insert(at, chars[at])
             else:
                 chars.insert(at, rng.choice("()[]{}:,|\"'`-=>~<@0.a\n"))
-        load("".join(chars))  # must not raise anything but SpecError, which load() absorbs
+        load(
+            "".join(chars)
+        )  # must not raise anything but SpecError, which load() absorbs
 
 
 def test_byte_order_mark_keeps_columns() -> None:
     _, diags = load('\ufeff[t:Tool {description: ""} | ()]')
-    assert [(d.code, d.span.line, d.span.col) for d in diags if d.span] == [("gram-description", 1, 24)]
+    assert [(d.code, d.span.line, d.span.col) for d in diags if d.span] == [
+        ("gram-description", 1, 24)
+    ]
 
 
 # ── Examples and speed ──────────────────────────────────────────────────────────────────────────────────────────

@@ -22,10 +22,16 @@ def _build(specs: Path, out: Path) -> Any:
 
 
 def _tool(name: str, description: str = "A tool.") -> dict[str, Any]:
-    return {"name": name, "description": description, "parameters": {"type": "object", "properties": {"x": {"type": "integer"}}}}
+    return {
+        "name": name,
+        "description": description,
+        "parameters": {"type": "object", "properties": {"x": {"type": "integer"}}},
+    }
 
 
-def test_noop_rebuild_formats_nothing_and_an_edit_reformats_one_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_noop_rebuild_formats_nothing_and_an_edit_reformats_one_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     specs, out = tmp_path / "specs", tmp_path / "out"
     specs.mkdir()
     for name in ("alpha", "beta", "gamma"):
@@ -33,7 +39,11 @@ def test_noop_rebuild_formats_nothing_and_an_edit_reformats_one_file(tmp_path: P
     _build(specs, out)
     formatted: list[str] = []
     original = formatting.format_python
-    monkeypatch.setattr(formatting, "format_python", lambda source, path: formatted.append(path) or original(source, path))
+    monkeypatch.setattr(
+        formatting,
+        "format_python",
+        lambda source, path: formatted.append(path) or original(source, path),
+    )
 
     report = _build(specs, out)
     assert formatted == [] and report.written == []
@@ -41,13 +51,20 @@ def test_noop_rebuild_formats_nothing_and_an_edit_reformats_one_file(tmp_path: P
     (specs / "beta.json").write_text(json.dumps(_tool("beta", "Changed.")))
     report = _build(specs, out)
     assert formatted == ["beta.py"]
-    written = [path for path in report.written if not path.startswith("schemas/tools.")]  # exports list every tool
-    assert written == ["beta.py", "schemas/beta.json"]  # __init__ is reused: its key did not change
+    written = [
+        path for path in report.written if not path.startswith("schemas/tools.")
+    ]  # exports list every tool
+    assert written == [
+        "beta.py",
+        "schemas/beta.json",
+    ]  # __init__ is reused: its key did not change
 
     (specs / "gamma.json").unlink()
     formatted.clear()
     report = _build(specs, out)
-    assert report.deleted == ["gamma.py", "schemas/gamma.json"] and formatted == ["__init__.py"]
+    assert report.deleted == ["gamma.py", "schemas/gamma.json"] and formatted == [
+        "__init__.py"
+    ]
     assert not (out / "gamma.py").exists()
 
 
@@ -65,7 +82,11 @@ def test_a_hand_edited_file_is_regenerated_not_trusted(tmp_path: Path) -> None:
 def test_entity_moves_update_the_modules_that_import_it(tmp_path: Path) -> None:
     specs, out = tmp_path / "specs", tmp_path / "out"
     (specs / "a").mkdir(parents=True)
-    entity = {"title": "Thing", "type": "object", "properties": {"id": {"type": "integer"}}}
+    entity = {
+        "title": "Thing",
+        "type": "object",
+        "properties": {"id": {"type": "integer"}},
+    }
     (specs / "a" / "Thing.schema.json").write_text(json.dumps(entity))
     tool = _tool("use_thing")
     tool["parameters"]["properties"]["thing"] = {"$ref": "a/Thing.schema.json"}

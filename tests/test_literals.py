@@ -12,13 +12,20 @@ from hypothesis import strategies as st
 
 from codegen.backends.literals import black_literal, py_docstring, py_literal
 
-TEXT = st.text(alphabet=st.sampled_from(list("ab'\"\\ \n\tx\u00e9\u2028\x00{}#:,")), max_size=12) | st.text(max_size=30)
+TEXT = st.text(
+    alphabet=st.sampled_from(list("ab'\"\\ \n\tx\u00e9\u2028\x00{}#:,")), max_size=12
+) | st.text(max_size=30)
 SCALARS = (
-    st.none() | st.booleans() | st.integers(-(10**20), 10**20) | st.floats(allow_nan=False, allow_infinity=False) | TEXT
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**20), 10**20)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | TEXT
 )
 JSON = st.recursive(
     SCALARS,
-    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(TEXT, inner, max_size=6),
+    lambda inner: st.lists(inner, max_size=6)
+    | st.dictionaries(TEXT, inner, max_size=6),
     max_leaves=40,
 )
 
@@ -31,8 +38,14 @@ def test_literals_evaluate_back_to_the_value(value: Any) -> None:
 
 @settings(max_examples=500, deadline=None, derandomize=True, database=None)
 @given(
-    st.lists(JSON, max_size=6) | st.dictionaries(TEXT, JSON, max_size=6),  # codegen splices only containers
-    st.sampled_from(["X: dict[str, Any] = ", "SOME_LONGER_CONSTANT_NAME_INPUT_SCHEMA: dict[str, Any] = "]),
+    st.lists(JSON, max_size=6)
+    | st.dictionaries(TEXT, JSON, max_size=6),  # codegen splices only containers
+    st.sampled_from(
+        [
+            "X: dict[str, Any] = ",
+            "SOME_LONGER_CONSTANT_NAME_INPUT_SCHEMA: dict[str, Any] = ",
+        ]
+    ),
 )
 def test_black_literal_is_what_black_prints(value: Any, head: str) -> None:
     ours = "\n".join(black_literal(value, head)) + "\n"

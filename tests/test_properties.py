@@ -186,7 +186,9 @@ def differential(out: Path, package: ModuleType, source: str) -> None:
         f"{checked_total} checked with mutations"
     )
     # hypothesis-jsonschema must really be drawing instances (it gives up silently on what it cannot handle).
-    assert drawn_total >= 8 * len(cases), f"only {drawn_total} instances drawn for {len(cases)} schemas"
+    assert drawn_total >= 8 * len(
+        cases
+    ), f"only {drawn_total} instances drawn for {len(cases)} schemas"
     assert not disagreements, "\n".join(disagreements[:20])
 
 

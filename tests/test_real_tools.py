@@ -1,5 +1,6 @@
 """Every real tool definition in ../shared/corpus/real-tools compiles, imports, and its models agree with
-`jsonschema` on the schema the file declares, for a sample instance and many mutations of it."""
+`jsonschema` on the schema the file declares, for a sample instance and many mutations of it.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from oracle import accepts, model_accepts
 
 from conftest import REAL_TOOLS
 
-CORPUS = sorted(p.relative_to(REAL_TOOLS).as_posix() for p in REAL_TOOLS.rglob("*.json"))
+CORPUS = sorted(
+    p.relative_to(REAL_TOOLS).as_posix() for p in REAL_TOOLS.rglob("*.json")
+)
 
 
 def test_the_whole_corpus_is_there() -> None:
@@ -22,7 +25,9 @@ def test_the_whole_corpus_is_there() -> None:
 
 
 @pytest.mark.parametrize("rel", CORPUS)
-def test_real_tool_models_agree_with_jsonschema(real_tools_package: tuple[Path, ModuleType], rel: str) -> None:
+def test_real_tool_models_agree_with_jsonschema(
+    real_tools_package: tuple[Path, ModuleType], rel: str
+) -> None:
     _, package = real_tools_package
     raw = json.loads((REAL_TOOLS / rel).read_text())
     specs = [spec for spec in package.TOOLS.values() if _file_of(spec) == rel]
@@ -32,13 +37,18 @@ def test_real_tool_models_agree_with_jsonschema(real_tools_package: tuple[Path, 
     # file's own schema, which the next assertion pins down.
     if not rel.startswith("bfcl/"):
         declared = _declared_input(raw)
-        assert spec.input_schema == {k: v for k, v in declared.items() if k != "$schema"} or declared == {}
+        assert (
+            spec.input_schema == {k: v for k, v in declared.items() if k != "$schema"}
+            or declared == {}
+        )
     checked = 0
     for instance in variants(spec.input_schema):
         expected = accepts(spec.input_schema, instance)
         if not isinstance(instance, dict):
             expected = False  # arguments of a tool call are always an object
-        assert model_accepts(spec.args_model, instance) == expected, f"{rel}: verdict differs on {instance!r}"
+        assert (
+            model_accepts(spec.args_model, instance) == expected
+        ), f"{rel}: verdict differs on {instance!r}"
         checked += 1
     assert checked > 5
 

@@ -1,5 +1,6 @@
 """Brimley resources: `match_<r>(path) -> <R>Args | None` and `format_<r>(args) -> str`, percent-encoding, the
-`{rest*}` catch-all, and round trips (match(format(args)) == args) over generated values."""
+`{rest*}` catch-all, and round trips (match(format(args)) == args) over generated values.
+"""
 
 from __future__ import annotations
 
@@ -65,7 +66,9 @@ def pkg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     specs = tmp_path_factory.mktemp("resource_specs")
     for name, text in SPECS.items():
         (specs / name).write_text(text)
-    out, name = generate_package(tmp_path_factory.mktemp("resource_pkg"), specs, name="resource_gen")
+    out, name = generate_package(
+        tmp_path_factory.mktemp("resource_pkg"), specs, name="resource_gen"
+    )
     sys.path.insert(0, str(out.parent))
     importlib.invalidate_caches()
     try:
@@ -79,7 +82,11 @@ def pkg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
 def test_match_and_format(pkg: ModuleType) -> None:
     args = pkg.match_doc_page("/docs/hardware/sensors/3")
     assert isinstance(args, pkg.DocPageArgs)
-    assert (args.category, args.sub_category, args.doc_index) == ("hardware", "sensors", 3)
+    assert (args.category, args.sub_category, args.doc_index) == (
+        "hardware",
+        "sensors",
+        3,
+    )
     assert pkg.format_doc_page(args) == "/docs/hardware/sensors/3"
     assert pkg.DOC_PAGE_PATH == "/docs/{category}/{sub_category}/{doc_index}"
 
@@ -110,7 +117,10 @@ def test_values_are_percent_encoded_and_decoded(pkg: ModuleType) -> None:
 def test_the_catch_all_takes_the_rest_of_the_path(pkg: ModuleType) -> None:
     args = pkg.match_file("files://public/hardware/sensors/v1")
     assert args is not None and args.rest == "hardware/sensors/v1"
-    assert pkg.format_file(pkg.FileArgs(bucket="private", rest="a b/c%d/")) == "files://private/a%20b/c%25d/"
+    assert (
+        pkg.format_file(pkg.FileArgs(bucket="private", rest="a b/c%d/"))
+        == "files://private/a%20b/c%25d/"
+    )
     assert pkg.match_file("files://secret/x") is None  # not in the enum
     assert pkg.match_file("files://public/").rest == ""
 
@@ -126,7 +136,9 @@ def test_typed_parameters(pkg: ModuleType) -> None:
     path = pkg.format_reading(args)
     assert path == "/r/2024-02-29/2024-02-29T12%3A30%3A00Z/12.50/0.25/true"
     assert pkg.match_reading(path) == args
-    assert pkg.match_reading("/r/2024-02-30/2024-02-29T12:30:00Z/1/1/true") is None  # no such day
+    assert (
+        pkg.match_reading("/r/2024-02-30/2024-02-29T12:30:00Z/1/1/true") is None
+    )  # no such day
     assert pkg.match_reading("/r/2024-02-29/2024-02-29T12:30:00Z/1/1/yes") is None
 
 
@@ -140,8 +152,12 @@ TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=20)
 
 
 @settings(max_examples=200, deadline=None, derandomize=True, database=None)
-@given(category=TEXT, sub=TEXT, index=st.integers(min_value=-(10**12), max_value=10**12))
-def test_round_trip_doc_page(pkg: ModuleType, category: str, sub: str, index: int) -> None:
+@given(
+    category=TEXT, sub=TEXT, index=st.integers(min_value=-(10**12), max_value=10**12)
+)
+def test_round_trip_doc_page(
+    pkg: ModuleType, category: str, sub: str, index: int
+) -> None:
     args = pkg.DocPageArgs(category=category, sub_category=sub, doc_index=index)
     path = pkg.format_doc_page(args)
     assert pkg.match_doc_page(path) == args
@@ -163,7 +179,9 @@ def test_round_trip_catch_all(pkg: ModuleType, bucket: str, rest: str) -> None:
     ratio=st.floats(allow_nan=False, allow_infinity=False),
     ok=st.booleans(),
 )
-def test_round_trip_typed(pkg: ModuleType, day: Any, at: Any, value: Any, ratio: float, ok: bool) -> None:
+def test_round_trip_typed(
+    pkg: ModuleType, day: Any, at: Any, value: Any, ratio: float, ok: bool
+) -> None:
     args = pkg.ReadingArgs(day=day, at=at, value=value, ratio=ratio, ok=ok)
     assert pkg.match_reading(pkg.format_reading(args)) == args
 
@@ -171,7 +189,21 @@ def test_round_trip_typed(pkg: ModuleType, day: Any, at: Any, value: Any, ratio:
 def test_templates_are_checked_at_compile_time(tmp_path: Path) -> None:
     from codegen.runtime.paths import TemplateError, parse_template
 
-    assert parse_template("/a/{b}/c{d*}") == [("/a/", None, False), ("", "b", False), ("/c", None, False), ("", "d", True)]
-    for bad in ("/a/{b", "/a/}", "/{a}{b}", "/{a*}/x", "/{rest*}/{b}", "/{a}/{a}", "/{}", "/{a b}"):
+    assert parse_template("/a/{b}/c{d*}") == [
+        ("/a/", None, False),
+        ("", "b", False),
+        ("/c", None, False),
+        ("", "d", True),
+    ]
+    for bad in (
+        "/a/{b",
+        "/a/}",
+        "/{a}{b}",
+        "/{a*}/x",
+        "/{rest*}/{b}",
+        "/{a}/{a}",
+        "/{}",
+        "/{a b}",
+    ):
         with pytest.raises(TemplateError):
             parse_template(bad)

@@ -25,18 +25,42 @@ import pytest
 from codegen.runtime.validation import Problem, compile_pattern, is_valid, validate
 
 SUITE = (
-    Path(__file__).resolve().parents[1].parent / "shared" / "conformance" / "json-schema-test-suite" / "draft2020-12"
+    Path(__file__).resolve().parents[1].parent
+    / "shared"
+    / "conformance"
+    / "json-schema-test-suite"
+    / "draft2020-12"
 )
 # Remote references and vocabularies are out of scope: the validator never fetches documents.
 EXCLUDED_FILES = {"refRemote.json", "vocabulary.json"}
 # dynamicRef.json is included; these cases $ref documents of the suite's remotes/ folder, which is not shipped (and
 # the validator fetches nothing), so the reference is unresolvable and the instance is rejected.
 NEEDS_REMOTE = {
-    ("dynamicRef.json", "strict-tree schema, guards against misspelled properties", "instance with correct field"),
-    ("dynamicRef.json", "tests for implementation dynamic anchor and reference link", "correct extended schema"),
-    ("dynamicRef.json", "$ref and $dynamicAnchor are independent of order - $defs first", "correct extended schema"),
-    ("dynamicRef.json", "$ref and $dynamicAnchor are independent of order - $ref first", "correct extended schema"),
-    ("dynamicRef.json", "$ref to $dynamicRef finds detached $dynamicAnchor", "number is valid"),
+    (
+        "dynamicRef.json",
+        "strict-tree schema, guards against misspelled properties",
+        "instance with correct field",
+    ),
+    (
+        "dynamicRef.json",
+        "tests for implementation dynamic anchor and reference link",
+        "correct extended schema",
+    ),
+    (
+        "dynamicRef.json",
+        "$ref and $dynamicAnchor are independent of order - $defs first",
+        "correct extended schema",
+    ),
+    (
+        "dynamicRef.json",
+        "$ref and $dynamicAnchor are independent of order - $ref first",
+        "correct extended schema",
+    ),
+    (
+        "dynamicRef.json",
+        "$ref to $dynamicRef finds detached $dynamicAnchor",
+        "number is valid",
+    ),
 }
 
 
@@ -83,14 +107,25 @@ def suite_params() -> Iterator[Any]:
     for case in SUITE_CASES:
         marks = []
         if (case.file, case.group, case.test) in NEEDS_REMOTE:
-            marks.append(pytest.mark.xfail(reason="needs a remote document of the suite", strict=True))
+            marks.append(
+                pytest.mark.xfail(
+                    reason="needs a remote document of the suite", strict=True
+                )
+            )
         yield pytest.param(case, id=case.id, marks=marks)
 
 
 def test_suite_is_present() -> None:
-    assert SUITE.is_dir(), f"JSON-Schema-Test-Suite missing at {SUITE} (../shared must sit beside the repo)"
+    assert (
+        SUITE.is_dir()
+    ), f"JSON-Schema-Test-Suite missing at {SUITE} (../shared must sit beside the repo)"
     files = {case.file for case in SUITE_CASES}
-    assert {"type.json", "ref.json", "unevaluatedProperties.json", "dynamicRef.json"} <= files
+    assert {
+        "type.json",
+        "ref.json",
+        "unevaluatedProperties.json",
+        "dynamicRef.json",
+    } <= files
     assert len(SUITE_CASES) > 1000
 
 
@@ -123,11 +158,23 @@ def test_suite(case: SuiteCase) -> None:
         (decimal.Decimal("2.00"), {"type": "integer"}, True),
         (decimal.Decimal("2.5"), {"type": "integer"}, False),
         (decimal.Decimal("2.5"), {"type": "number", "multipleOf": 0.5}, True),
-        (decimal.Decimal("0.1"), {"minimum": 0.1, "maximum": 0.1}, True),  # compared as the JSON literal 0.1
+        (
+            decimal.Decimal("0.1"),
+            {"minimum": 0.1, "maximum": 0.1},
+            True,
+        ),  # compared as the JSON literal 0.1
         (decimal.Decimal("0.1"), {"enum": [0.1]}, True),
         (decimal.Decimal("0.30000000000000001"), {"const": 0.3}, False),
         (decimal.Decimal("1E+2"), {"const": 100}, True),
-        ((1, "a"), {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "items": False}, True),
+        (
+            (1, "a"),
+            {
+                "type": "array",
+                "prefixItems": [{"type": "integer"}, {"type": "string"}],
+                "items": False,
+            },
+            True,
+        ),
         ((1, 1.0), {"uniqueItems": True}, False),
         ([[1], (1.0,)], {"uniqueItems": True}, False),
         ([{"a": 1, "b": 2}, {"b": 2, "a": 1}], {"uniqueItems": True}, False),
@@ -142,13 +189,23 @@ def test_suite(case: SuiteCase) -> None:
             True,
         ),
         # A naive datetime's ISO text has no offset, so it is no RFC 3339 date-time.
-        (datetime.datetime(2024, 1, 31, 9, 30), {"type": "string", "format": "date-time"}, False),
-        (datetime.datetime(2024, 1, 31, 9, 30), {"type": "string", "format": "date"}, False),
+        (
+            datetime.datetime(2024, 1, 31, 9, 30),
+            {"type": "string", "format": "date-time"},
+            False,
+        ),
+        (
+            datetime.datetime(2024, 1, 31, 9, 30),
+            {"type": "string", "format": "date"},
+            False,
+        ),
         (uuid.UUID(int=1), {"type": "string", "pattern": "^0{8}-"}, True),
         (uuid.UUID(int=1), {"enum": ["00000000-0000-0000-0000-000000000001"]}, True),
     ],
 )
-def test_python_data_model(instance: object, schema: dict[str, Any], valid: bool) -> None:
+def test_python_data_model(
+    instance: object, schema: dict[str, Any], valid: bool
+) -> None:
     assert is_valid(instance, schema) is valid
     assert (validate(instance, schema) == []) is valid
 
@@ -170,10 +227,18 @@ class Record(Mapping[str, object]):
 
 
 def test_any_mapping_is_an_object() -> None:
-    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "additionalProperties": False}
+    schema = {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+        "additionalProperties": False,
+    }
     assert validate(Record(n=1), schema) == []
-    assert [p.format() for p in validate(Record(n="x"), schema)] == ["n: expected integer, got string"]
-    assert [p.keyword for p in validate(Record(n=1, m=2), schema)] == ["additionalProperties"]
+    assert [p.format() for p in validate(Record(n="x"), schema)] == [
+        "n: expected integer, got string"
+    ]
+    assert [p.keyword for p in validate(Record(n=1, m=2), schema)] == [
+        "additionalProperties"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -190,10 +255,20 @@ def test_any_mapping_is_an_object() -> None:
         (datetime.time(12, 0), ()),
     ],
 )
-def test_non_json_data_is_rejected_even_by_true(instance: object, where: tuple[str | int, ...]) -> None:
-    for schema in (True, {}, {"type": ["object", "array", "string", "number", "null", "boolean"]}):
+def test_non_json_data_is_rejected_even_by_true(
+    instance: object, where: tuple[str | int, ...]
+) -> None:
+    for schema in (
+        True,
+        {},
+        {"type": ["object", "array", "string", "number", "null", "boolean"]},
+    ):
         problems = validate(instance, schema)
-        assert len(problems) == 1 and problems[0].path == where and problems[0].keyword == "type"
+        assert (
+            len(problems) == 1
+            and problems[0].path == where
+            and problems[0].keyword == "type"
+        )
         assert "JSON" in problems[0].message
         assert not is_valid(instance, schema)
 
@@ -274,7 +349,9 @@ def test_invalid_date_time(text: str) -> None:
 
 def test_date_rule_needs_type_string() -> None:
     assert is_valid("not a date", {"format": "date"})  # format alone is an annotation
-    assert is_valid("not a date", {"type": "string", "format": "email"})  # other formats are annotations
+    assert is_valid(
+        "not a date", {"type": "string", "format": "email"}
+    )  # other formats are annotations
     assert not is_valid("not a date", {"type": ["string", "null"], "format": "date"})
     assert is_valid(None, {"type": ["string", "null"], "format": "date"})
     assert is_valid(5, {"type": ["string", "integer"], "format": "date-time"})
@@ -287,10 +364,26 @@ def test_date_rule_matches_the_optional_format_suite_except_leap_seconds() -> No
     assert folder.is_dir()
     for name in ("date.json", "date-time.json"):
         for group in json.loads((folder / name).read_text(encoding="utf-8")):
-            schema = {**group["schema"], "type": ["string", "number", "integer", "object", "array", "boolean", "null"]}
+            schema = {
+                **group["schema"],
+                "type": [
+                    "string",
+                    "number",
+                    "integer",
+                    "object",
+                    "array",
+                    "boolean",
+                    "null",
+                ],
+            }
             for test in group["tests"]:
-                expected = test["valid"] and not re.search(r"T\d\d:\d\d:60", str(test["data"]))
-                assert is_valid(test["data"], schema) is expected, (name, test["description"])
+                expected = test["valid"] and not re.search(
+                    r"T\d\d:\d\d:60", str(test["data"])
+                )
+                assert is_valid(test["data"], schema) is expected, (
+                    name,
+                    test["description"],
+                )
 
 
 # -- pattern ------------------------------------------------------------------------------------------------------
@@ -342,7 +435,11 @@ ORDER_SCHEMA: dict[str, Any] = {
         "when": {"type": "string", "format": "date"},
     },
     "$defs": {
-        "Item": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]},
+        "Item": {
+            "type": "object",
+            "properties": {"id": {"type": "integer"}},
+            "required": ["id"],
+        },
         "Circle": {
             "type": "object",
             "properties": {"kind": {"const": "circle"}, "r": {"type": "number"}},
@@ -357,18 +454,29 @@ ORDER_SCHEMA: dict[str, Any] = {
 }
 
 
-def formatted(instance: object, schema: Any = ORDER_SCHEMA, pointer: str = "") -> list[str]:
+def formatted(
+    instance: object, schema: Any = ORDER_SCHEMA, pointer: str = ""
+) -> list[str]:
     return [problem.format() for problem in validate(instance, schema, pointer=pointer)]
 
 
 def test_nested_path_and_message() -> None:
-    assert formatted({"items": [{"id": "x"}], "kind": "a"}) == ["items[0].id: expected integer, got string"]
+    assert formatted({"items": [{"id": "x"}], "kind": "a"}) == [
+        "items[0].id: expected integer, got string"
+    ]
     (problem,) = validate({"items": [{"id": "x"}], "kind": "a"}, ORDER_SCHEMA)
-    assert problem == Problem(("items", 0, "id"), "expected integer, got string", "type")
+    assert problem == Problem(
+        ("items", 0, "id"), "expected integer, got string", "type"
+    )
 
 
 def test_all_problems_are_collected_in_order() -> None:
-    instance = {"items": [{"id": 1}, {}], "count": 2.5, "when": "2024-02-30", "extra": True}
+    instance = {
+        "items": [{"id": 1}, {}],
+        "count": 2.5,
+        "when": "2024-02-30",
+        "extra": True,
+    }
     assert formatted(instance) == [
         "(root): 'kind' is a required property",
         "items[1]: 'id' is a required property",
@@ -382,14 +490,26 @@ def test_all_problems_are_collected_in_order() -> None:
 
 def test_messages() -> None:
     assert formatted({"items": [], "kind": "c"}) == ["kind: must be one of ['a', 'b']"]
-    assert formatted("ab", {"minLength": 3}) == ["(root): must be at least 3 characters long"]
-    assert formatted("abcd", {"maxLength": 1}) == ["(root): must be at most 1 character long"]
-    assert formatted("x", {"pattern": "^[0-9]+$"}) == ["(root): must match pattern '^[0-9]+$'"]
+    assert formatted("ab", {"minLength": 3}) == [
+        "(root): must be at least 3 characters long"
+    ]
+    assert formatted("abcd", {"maxLength": 1}) == [
+        "(root): must be at most 1 character long"
+    ]
+    assert formatted("x", {"pattern": "^[0-9]+$"}) == [
+        "(root): must match pattern '^[0-9]+$'"
+    ]
     assert formatted(7, {"multipleOf": 2}) == ["(root): must be a multiple of 2"]
     assert formatted(7, {"exclusiveMaximum": 7}) == ["(root): must be < 7"]
-    assert formatted([1, 1], {"uniqueItems": True}) == ["(root): must not contain duplicates (items 0 and 1 are equal)"]
-    assert formatted([], {"minItems": 1}) == ["(root): must have at least 1 item (has 0)"]
-    assert formatted({}, {"minProperties": 2}) == ["(root): must have at least 2 properties (has 0)"]
+    assert formatted([1, 1], {"uniqueItems": True}) == [
+        "(root): must not contain duplicates (items 0 and 1 are equal)"
+    ]
+    assert formatted([], {"minItems": 1}) == [
+        "(root): must have at least 1 item (has 0)"
+    ]
+    assert formatted({}, {"minProperties": 2}) == [
+        "(root): must have at least 2 properties (has 0)"
+    ]
     assert formatted({"a": 1}, {"dependentRequired": {"a": ["b"]}}) == [
         "(root): 'b' is a required property when 'a' is present"
     ]
@@ -400,10 +520,16 @@ def test_messages() -> None:
         "(root): property name 'Bad' is invalid: must match pattern '^[a-z]+$'"
     ]
     assert formatted(1, {"const": "x"}) == ["(root): must be equal to 'x'"]
-    assert formatted(1, {"not": {"type": "integer"}}) == ["(root): must not match the 'not' schema {'type': 'integer'}"]
+    assert formatted(1, {"not": {"type": "integer"}}) == [
+        "(root): must not match the 'not' schema {'type': 'integer'}"
+    ]
     assert formatted(1, False) == ["(root): no value is allowed here"]
-    assert formatted({"a": 1}, {"properties": {"a": False}}) == ["a: no value is allowed here"]
-    assert formatted({"a": 1, "b": 2}, {"unevaluatedProperties": False}) == ["(root): unexpected properties 'a', 'b'"]
+    assert formatted({"a": 1}, {"properties": {"a": False}}) == [
+        "a: no value is allowed here"
+    ]
+    assert formatted({"a": 1, "b": 2}, {"unevaluatedProperties": False}) == [
+        "(root): unexpected properties 'a', 'b'"
+    ]
     assert formatted([1, 2], {"prefixItems": [True], "items": False}) == [
         "(root): must have at most 1 item (no additional items allowed)"
     ]
@@ -423,12 +549,16 @@ def test_path_rendering() -> None:
 
 def test_any_of_reports_the_alternative_the_value_was_meant_for() -> None:
     # A nullable object: the value is an object, so only the object alternative's problems are relevant.
-    assert formatted({"items": [], "kind": "a", "owner": {"id": "7"}}) == ["owner.id: expected integer, got string"]
-    assert formatted({"items": [], "kind": "a", "note": "long"}) == ["note: must be at most 3 characters long"]
-    # A tagged union: the tag picks the alternative.
-    assert formatted({"items": [], "kind": "a", "shape": {"kind": "square", "side": "2"}}) == [
-        "shape.side: expected number, got string"
+    assert formatted({"items": [], "kind": "a", "owner": {"id": "7"}}) == [
+        "owner.id: expected integer, got string"
     ]
+    assert formatted({"items": [], "kind": "a", "note": "long"}) == [
+        "note: must be at most 3 characters long"
+    ]
+    # A tagged union: the tag picks the alternative.
+    assert formatted(
+        {"items": [], "kind": "a", "shape": {"kind": "square", "side": "2"}}
+    ) == ["shape.side: expected number, got string"]
 
 
 def test_any_of_summarises_when_no_alternative_fits() -> None:
@@ -437,18 +567,29 @@ def test_any_of_summarises_when_no_alternative_fits() -> None:
     assert problem.message == (
         "does not match any of the 2 anyOf alternatives: (1) expected string, got integer; (2) expected null, got integer"
     )
-    (problem,) = validate({"items": [], "kind": "a", "shape": {"kind": "hexagon"}}, ORDER_SCHEMA)
-    assert problem.keyword == "oneOf" and "(1) 'r' is a required property" in problem.message
+    (problem,) = validate(
+        {"items": [], "kind": "a", "shape": {"kind": "hexagon"}}, ORDER_SCHEMA
+    )
+    assert (
+        problem.keyword == "oneOf"
+        and "(1) 'r' is a required property" in problem.message
+    )
     assert "at kind: must be equal to 'square'" in problem.message
 
 
 def test_one_of_reports_double_matches() -> None:
     (problem,) = validate(1, {"oneOf": [{"type": "integer"}, {"minimum": 0}]})
-    assert problem.message == "must match exactly one of the 2 oneOf alternatives, but matches alternatives 1 and 2"
+    assert (
+        problem.message
+        == "must match exactly one of the 2 oneOf alternatives, but matches alternatives 1 and 2"
+    )
 
 
 def test_unevaluated_properties_does_not_blame_properties_of_a_failing_branch() -> None:
-    schema = {"allOf": [{"properties": {"a": {"type": "integer"}}}], "unevaluatedProperties": False}
+    schema = {
+        "allOf": [{"properties": {"a": {"type": "integer"}}}],
+        "unevaluatedProperties": False,
+    }
     assert formatted({"a": "x"}, schema) == ["a: expected integer, got string"]
     assert formatted({"a": 1, "b": 2}, schema) == ["(root): unexpected property 'b'"]
 
@@ -464,15 +605,24 @@ def test_duplicate_problems_are_reported_once() -> None:
 def test_pointer_selects_a_subschema_and_refs_resolve_against_the_root() -> None:
     schema = {
         "$defs": {
-            "Order": {"type": "object", "properties": {"item": {"$ref": "#/$defs/Item"}}},
+            "Order": {
+                "type": "object",
+                "properties": {"item": {"$ref": "#/$defs/Item"}},
+            },
             "Item": {"type": "object", "required": ["id"]},
             "a/b~c": {"type": "string"},
         }
     }
     assert validate({"item": {"id": 1}}, schema, pointer="/$defs/Order") == []
-    assert formatted({"item": {}}, schema, pointer="/$defs/Order") == ["item: 'id' is a required property"]
-    assert formatted({"item": {}}, schema, pointer="#/$defs/Order") == ["item: 'id' is a required property"]
-    assert is_valid("x", schema, pointer="/$defs/a~1b~0c") and not is_valid(1, schema, pointer="/$defs/a~1b~0c")
+    assert formatted({"item": {}}, schema, pointer="/$defs/Order") == [
+        "item: 'id' is a required property"
+    ]
+    assert formatted({"item": {}}, schema, pointer="#/$defs/Order") == [
+        "item: 'id' is a required property"
+    ]
+    assert is_valid("x", schema, pointer="/$defs/a~1b~0c") and not is_valid(
+        1, schema, pointer="/$defs/a~1b~0c"
+    )
     assert is_valid(5, schema)  # the root has no constraints of its own
     with pytest.raises(ValueError):
         validate(1, schema, pointer="/$defs/Missing")
@@ -488,7 +638,10 @@ def test_pointer_honours_base_uri_changes_on_the_way() -> None:
                 "$id": "nested/inner.json",
                 "$defs": {"target": {"$ref": "other.json"}},
             },
-            "other": {"$id": "https://example.com/nested/other.json", "type": "integer"},
+            "other": {
+                "$id": "https://example.com/nested/other.json",
+                "type": "integer",
+            },
         },
     }
     assert is_valid(1, schema, pointer="/$defs/inner/$defs/target")
@@ -528,7 +681,11 @@ def nested_lists(depth: int) -> list[Any]:
 
 def test_ten_thousand_nested_lists_give_a_problem_not_a_crash() -> None:
     instance = nested_lists(10_000)
-    for schema in ({"type": "array"}, True, {"$defs": {"a": {"items": {"$ref": "#/$defs/a"}}}, "$ref": "#/$defs/a"}):
+    for schema in (
+        {"type": "array"},
+        True,
+        {"$defs": {"a": {"items": {"$ref": "#/$defs/a"}}}, "$ref": "#/$defs/a"},
+    ):
         problems = validate(instance, schema)
         assert len(problems) == 1 and problems[0].keyword == "depth"
         assert "nested too deeply" in problems[0].message
@@ -572,7 +729,13 @@ def test_recursion_within_the_limit_is_validated() -> None:
 def test_ref_loops_are_reported() -> None:
     for schema in (
         {"$ref": "#"},
-        {"$ref": "#/$defs/a", "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}}},
+        {
+            "$ref": "#/$defs/a",
+            "$defs": {
+                "a": {"$ref": "#/$defs/b"},
+                "b": {"allOf": [{"$ref": "#/$defs/a"}]},
+            },
+        },
     ):
         (problem,) = validate({"a": 1}, schema)
         assert problem.keyword == "$ref" and "loops" in problem.message
@@ -580,7 +743,10 @@ def test_ref_loops_are_reported() -> None:
 
 def test_nested_alternatives_are_not_exponential() -> None:
     # Twenty levels of failing anyOf over a chain of references: evaluated once per level, not 2**20 times.
-    defs: dict[str, Any] = {f"L{i}": {"anyOf": [{"$ref": f"#/$defs/L{i + 1}"}, {"type": "string"}]} for i in range(20)}
+    defs: dict[str, Any] = {
+        f"L{i}": {"anyOf": [{"$ref": f"#/$defs/L{i + 1}"}, {"type": "string"}]}
+        for i in range(20)
+    }
     defs["L20"] = {"type": "boolean"}
     assert not is_valid(1, {"$ref": "#/$defs/L0", "$defs": defs})
     assert len(validate(1, {"$ref": "#/$defs/L0", "$defs": defs})) == 1
@@ -605,7 +771,9 @@ def random_value(rng: random.Random, depth: int = 0) -> Any:
         return rng.choice([1, "a"])
     if choice in (6, 8):
         return [random_value(rng, depth + 1) for _ in range(rng.randrange(4))]
-    return {rng.choice("abc"): random_value(rng, depth + 1) for _ in range(rng.randrange(4))}
+    return {
+        rng.choice("abc"): random_value(rng, depth + 1) for _ in range(rng.randrange(4))
+    }
 
 
 def random_schema(rng: random.Random, depth: int = 0) -> Any:
@@ -613,7 +781,14 @@ def random_schema(rng: random.Random, depth: int = 0) -> Any:
         return random_schema(rng, depth + 1)
 
     if depth > 3 or rng.random() < 0.2:
-        return rng.choice([True, False, {}, {"type": rng.choice(["integer", "string", "object", "array", "null"])}])
+        return rng.choice(
+            [
+                True,
+                False,
+                {},
+                {"type": rng.choice(["integer", "string", "object", "array", "null"])},
+            ]
+        )
     schema: dict[str, Any] = {}
     for _ in range(rng.randrange(1, 4)):
         keyword = rng.choice(
@@ -626,7 +801,9 @@ def random_schema(rng: random.Random, depth: int = 0) -> Any:
             ]
         )  # fmt: skip
         if keyword == "type":
-            schema[keyword] = rng.choice(["integer", "string", "object", "array", ["null", "integer"], "number"])
+            schema[keyword] = rng.choice(
+                ["integer", "string", "object", "array", ["null", "integer"], "number"]
+            )
         elif keyword == "enum":
             schema[keyword] = [random_value(rng, 2) for _ in range(rng.randrange(1, 4))]
         elif keyword == "const":
@@ -646,7 +823,9 @@ def random_schema(rng: random.Random, depth: int = 0) -> Any:
         elif keyword == "uniqueItems":
             schema[keyword] = True
         elif keyword == "properties":
-            schema[keyword] = {rng.choice("abc"): sub() for _ in range(rng.randrange(1, 3))}
+            schema[keyword] = {
+                rng.choice("abc"): sub() for _ in range(rng.randrange(1, 3))
+            }
         elif keyword == "patternProperties":
             schema[keyword] = {rng.choice(["^a", "b", "c$"]): sub()}
         elif keyword == "required":
@@ -663,7 +842,11 @@ def random_schema(rng: random.Random, depth: int = 0) -> Any:
             schema[keyword] = sub()
     schema["$defs"] = {
         "X": {"type": "object", "properties": {"a": {"type": "integer"}}},
-        "Y": {"items": {"$ref": "#/$defs/X"}, "unevaluatedItems": False, "prefixItems": [True]},
+        "Y": {
+            "items": {"$ref": "#/$defs/X"},
+            "unevaluatedItems": False,
+            "prefixItems": [True],
+        },
     }
     return schema
 

@@ -13,7 +13,11 @@ TOOL = {"name": "ping", "description": "Ping.", "parameters": {"type": "object"}
 def test_settings_are_found_walking_up_and_flags_override_them(tmp_path: Path) -> None:
     write(tmp_path, "specs/ping.json", TOOL)
     write(tmp_path, "other/pong.json", {**TOOL, "name": "pong"})
-    write(tmp_path, "pyproject.toml", '[project]\nname = "x"\n\n[tool.codegen]\nspecs = ["specs"]\noutput = "gen"\n')
+    write(
+        tmp_path,
+        "pyproject.toml",
+        '[project]\nname = "x"\n\n[tool.codegen]\nspecs = ["specs"]\noutput = "gen"\n',
+    )
     (tmp_path / "deep" / "er").mkdir(parents=True)
     run = run_cli(cwd=tmp_path / "deep" / "er")
     assert run.returncode == 0, run.stderr
@@ -25,11 +29,20 @@ def test_settings_are_found_walking_up_and_flags_override_them(tmp_path: Path) -
 
 def test_emit_limits_what_is_written(tmp_path: Path) -> None:
     write(tmp_path, "specs/ping.json", TOOL)
-    write(tmp_path, "pyproject.toml", '[tool.codegen]\nspecs = "specs"\noutput = "gen"\nemit = ["python"]\n')
+    write(
+        tmp_path,
+        "pyproject.toml",
+        '[tool.codegen]\nspecs = "specs"\noutput = "gen"\nemit = ["python"]\n',
+    )
     assert run_cli(cwd=tmp_path).returncode == 0
-    assert (tmp_path / "gen" / "ping.py").is_file() and not (tmp_path / "gen" / "schemas").exists()
+    assert (tmp_path / "gen" / "ping.py").is_file() and not (
+        tmp_path / "gen" / "schemas"
+    ).exists()
     assert run_cli("--emit", "python,schemas", cwd=tmp_path).returncode == 0
-    assert json.loads((tmp_path / "gen" / "schemas" / "ping.json").read_text())["name"] == "ping"
+    assert (
+        json.loads((tmp_path / "gen" / "schemas" / "ping.json").read_text())["name"]
+        == "ping"
+    )
     assert run_cli("--emit", "schemas", cwd=tmp_path).returncode == 2
 
 
@@ -52,7 +65,10 @@ def test_unknown_keys_wrong_types_and_bad_paths_are_diagnostics(tmp_path: Path) 
 def test_invalid_toml_is_a_diagnostic(tmp_path: Path) -> None:
     write(tmp_path, "pyproject.toml", "[tool.codegen]\nspecs = [\n")
     run = run_cli(cwd=tmp_path)
-    assert run.returncode == 2 and "error[config]: pyproject.toml is not valid TOML" in run.stderr
+    assert (
+        run.returncode == 2
+        and "error[config]: pyproject.toml is not valid TOML" in run.stderr
+    )
 
 
 def test_no_specs_anywhere_is_a_usage_error(tmp_path: Path) -> None:

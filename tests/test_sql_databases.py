@@ -177,7 +177,16 @@ SCHEMA = [
 ]
 ROWS = [
     (1, 1, 10, "12.50", "open", "2024-01-05", None, False),
-    (2, 1, 10, "99.99", "paid", "2024-02-01", datetime.datetime(2024, 2, 3, 9, 30, tzinfo=UTC), False),
+    (
+        2,
+        1,
+        10,
+        "99.99",
+        "paid",
+        "2024-02-01",
+        datetime.datetime(2024, 2, 3, 9, 30, tzinfo=UTC),
+        False,
+    ),
     (3, 1, 11, "0.10", "open", "2024-03-15", None, True),
     (4, 1, 12, "1000.00", "open", "2024-03-20", None, False),
     (5, 2, 10, "5.00", "open", "2024-04-01", None, False),
@@ -195,7 +204,9 @@ def pkg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     for name, text in SPECS.items():
         (extra / "sqltests").mkdir(exist_ok=True)
         (extra / "sqltests" / name).write_text(text.lstrip())
-    out, name = generate_package(tmp_path_factory.mktemp("sql_pkg"), EXAMPLES / "brimley", extra, name="sql_gen")
+    out, name = generate_package(
+        tmp_path_factory.mktemp("sql_pkg"), EXAMPLES / "brimley", extra, name="sql_gen"
+    )
     sys.path.insert(0, str(out.parent))
     try:
         import importlib
@@ -252,40 +263,60 @@ def ids(invoices: list[Any]) -> list[int]:
     return [invoice.invoice_id for invoice in invoices]
 
 
-def test_in_list_dates_decimals_and_nulls_come_back_typed(pkg: ModuleType, conn: Any) -> None:
+def test_in_list_dates_decimals_and_nulls_come_back_typed(
+    pkg: ModuleType, conn: Any
+) -> None:
     args = pkg.ListInvoicesArgs(account_ids=[10, 11])
     found = pkg.list_invoices(conn, args, TENANT_1)
     assert ids(found) == [3, 1]  # status defaults to "open"; newest first
     third = found[0]
     assert isinstance(third, pkg.Invoice)
-    assert third.amount == decimal.Decimal("0.10") and isinstance(third.amount, decimal.Decimal)
+    assert third.amount == decimal.Decimal("0.10") and isinstance(
+        third.amount, decimal.Decimal
+    )
     assert third.issued_on == datetime.date(2024, 3, 15)
     assert third.paid_at is None and third.overdue is True
     assert found[1].amount == decimal.Decimal("12.50") and found[1].overdue is False
 
 
 def test_date_parameter_null_and_set(pkg: ModuleType, conn: Any) -> None:
-    since = pkg.ListInvoicesArgs(account_ids=[10, 11, 12], issued_after=datetime.date(2024, 3, 16))
+    since = pkg.ListInvoicesArgs(
+        account_ids=[10, 11, 12], issued_after=datetime.date(2024, 3, 16)
+    )
     assert ids(pkg.list_invoices(conn, since, TENANT_1)) == [4]
-    everything = pkg.ListInvoicesArgs(account_ids=[10, 11, 12])  # issued_after absent: NULL
+    everything = pkg.ListInvoicesArgs(
+        account_ids=[10, 11, 12]
+    )  # issued_after absent: NULL
     assert ids(pkg.list_invoices(conn, everything, TENANT_1)) == [4, 3, 1]
-    assert ids(pkg.list_invoices(conn, pkg.ListInvoicesArgs(account_ids=[10, 11, 12], limit=2), TENANT_1)) == [4, 3]
+    assert ids(
+        pkg.list_invoices(
+            conn, pkg.ListInvoicesArgs(account_ids=[10, 11, 12], limit=2), TENANT_1
+        )
+    ) == [4, 3]
 
 
 def test_aware_datetimes_round_trip(pkg: ModuleType, conn: Any) -> None:
-    paid = pkg.list_invoices(conn, pkg.ListInvoicesArgs(account_ids=[10], status="paid"), TENANT_1)
+    paid = pkg.list_invoices(
+        conn, pkg.ListInvoicesArgs(account_ids=[10], status="paid"), TENANT_1
+    )
     assert ids(paid) == [2]
     assert paid[0].paid_at == datetime.datetime(2024, 2, 3, 9, 30, tzinfo=UTC)
-    when = datetime.datetime(2024, 5, 1, 12, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=2)))
+    when = datetime.datetime(
+        2024, 5, 1, 12, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=2))
+    )
     args = pkg.MarkInvoicePaidArgs(invoice_id=3, paid_at=when)
     assert pkg.execute_mark_invoice_paid(conn, args, TENANT_1).rowcount == 1
     updated = pkg.get_invoice(conn, pkg.GetInvoiceArgs(invoice_id=3), TENANT_1)
     assert updated is not None and updated.status == "paid" and updated.paid_at == when
-    assert pkg.mark_invoice_paid(conn, args, TENANT_1) is None  # void; no longer open, nothing changes
+    assert (
+        pkg.mark_invoice_paid(conn, args, TENANT_1) is None
+    )  # void; no longer open, nothing changes
     assert pkg.execute_mark_invoice_paid(conn, args, TENANT_1).rowcount == 0
 
 
-def test_context_values_are_bound_and_scope_the_query(pkg: ModuleType, conn: Any) -> None:
+def test_context_values_are_bound_and_scope_the_query(
+    pkg: ModuleType, conn: Any
+) -> None:
     args = pkg.ListInvoicesArgs(account_ids=[10])
     assert ids(pkg.list_invoices(conn, args, {"app": {"tenant": {"id": 2}}})) == [5]
     assert set(pkg.bind_list_invoices(args, TENANT_1)) == {
@@ -311,15 +342,23 @@ def test_context_defaults_and_conversion(pkg: ModuleType, conn: Any) -> None:
     args = pkg.RegionArgs()
     assert pkg.region(conn, args, {"app": {"user": {"id": 7}}}) == "eu/7"
     context = {"app": {"user": {"id": "8"}}, "config": {"deployment": {"region": "us"}}}
-    assert pkg.region(conn, args, context) == "us/8"  # "8" from the application becomes the int 8
+    assert (
+        pkg.region(conn, args, context) == "us/8"
+    )  # "8" from the application becomes the int 8
     with pytest.raises(LookupError, match="app.user.id"):
         pkg.region(conn, args, {"config": {}})
 
 
 def test_one_row_none_and_more_than_one(pkg: ModuleType, conn: Any) -> None:
     one = pkg.get_invoice(conn, pkg.GetInvoiceArgs(invoice_id=1), TENANT_1)
-    assert one is not None and one.invoice_id == 1 and one.amount == decimal.Decimal("12.5")
-    assert pkg.get_invoice(conn, pkg.GetInvoiceArgs(invoice_id=5), TENANT_1) is None  # another tenant's
+    assert (
+        one is not None
+        and one.invoice_id == 1
+        and one.amount == decimal.Decimal("12.5")
+    )
+    assert (
+        pkg.get_invoice(conn, pkg.GetInvoiceArgs(invoice_id=5), TENANT_1) is None
+    )  # another tenant's
     assert pkg.get_invoice(conn, pkg.GetInvoiceArgs(invoice_id=999), TENANT_1) is None
     assert pkg.first_invoice(conn, pkg.FirstInvoiceArgs(tenant_id=2)).invoice_id == 5
     with pytest.raises(pkg._runtime.sql.SqlResultError, match="more than one row"):
@@ -336,20 +375,31 @@ def test_value_and_column_results(pkg: ModuleType, conn: Any) -> None:
     assert pkg.notes_of(conn, pkg.NotesOfArgs(invoice_id=2)) == []
 
 
-def test_sql_metacharacters_are_bound_never_executed(pkg: ModuleType, conn: Any) -> None:
+def test_sql_metacharacters_are_bound_never_executed(
+    pkg: ModuleType, conn: Any
+) -> None:
     assert pkg.echo_text(conn, pkg.EchoTextArgs(text=EVIL)) == EVIL
     tricky = EVIL + " :body %(body)s ? $1 \\' \" ::int"
     pkg.add_note(conn, pkg.AddNoteArgs(note_id=1, invoice_id=1, body=tricky))
     assert pkg.notes_of(conn, pkg.NotesOfArgs(invoice_id=1)) == [tricky]
-    found = pkg.list_invoices(conn, pkg.ListInvoicesArgs(account_ids=[10, 11, 12]), TENANT_1)
+    found = pkg.list_invoices(
+        conn, pkg.ListInvoicesArgs(account_ids=[10, 11, 12]), TENANT_1
+    )
     assert ids(found) == [4, 3, 1]  # the table is still there
     assert pkg.count_status(conn, pkg.CountStatusArgs(status=EVIL)) == 0
 
 
-def test_colons_in_literals_and_comments_are_not_parameters(pkg: ModuleType, conn: Any) -> None:
-    assert "value" not in pkg.bind_literal_colons(pkg.LiteralColonsArgs(value="x")) or True
+def test_colons_in_literals_and_comments_are_not_parameters(
+    pkg: ModuleType, conn: Any
+) -> None:
+    assert (
+        "value" not in pkg.bind_literal_colons(pkg.LiteralColonsArgs(value="x")) or True
+    )
     assert set(pkg.bind_literal_colons(pkg.LiteralColonsArgs(value="x"))) == {"value"}
-    assert pkg.literal_colons(conn, pkg.LiteralColonsArgs(value="x")) == ":not_a_param :value x"
+    assert (
+        pkg.literal_colons(conn, pkg.LiteralColonsArgs(value="x"))
+        == ":not_a_param :value x"
+    )
 
 
 def test_in_list_in_parentheses_and_empty(pkg: ModuleType, conn: Any) -> None:
@@ -361,22 +411,41 @@ def test_in_list_in_parentheses_and_empty(pkg: ModuleType, conn: Any) -> None:
 def test_null_parameters(pkg: ModuleType, conn: Any) -> None:
     assert pkg.count_status(conn, pkg.CountStatusArgs()) == 5
     assert pkg.count_status(conn, pkg.CountStatusArgs(status="open")) == 4
-    assert pkg.count_status(conn, pkg.CountStatusArgs(since=datetime.date(2024, 3, 1))) == 3
-    assert pkg.count_status(conn, pkg.CountStatusArgs(status="open", since=datetime.date(2024, 3, 16))) == 2
+    assert (
+        pkg.count_status(conn, pkg.CountStatusArgs(since=datetime.date(2024, 3, 1)))
+        == 3
+    )
+    assert (
+        pkg.count_status(
+            conn, pkg.CountStatusArgs(status="open", since=datetime.date(2024, 3, 16))
+        )
+        == 2
+    )
 
 
-def test_dispatch_runs_sql_tools_on_the_contexts_connection(pkg: ModuleType, conn: Any) -> None:
+def test_dispatch_runs_sql_tools_on_the_contexts_connection(
+    pkg: ModuleType, conn: Any
+) -> None:
     context = {"app": {"tenant": {"id": 1}}, "databases": {"billing": conn}}
     # The caller's tenant_id is dropped: the context's value wins.
-    result = pkg.dispatch("list_invoices", '{"account_ids": [10], "tenant_id": 2}', None, context)
+    result = pkg.dispatch(
+        "list_invoices", '{"account_ids": [10], "tenant_id": 2}', None, context
+    )
     assert result.ok, result.error
     assert ids(result.value) == [1]
     data = json.loads(result.to_json())
-    assert data[0]["amount"] in (12.5, "12.50", "12.5") and data[0]["issued_on"] == "2024-01-05"
-    missing = pkg.dispatch("list_invoices", {"account_ids": [10]}, None, {"app": {"tenant": {"id": 1}}})
+    assert (
+        data[0]["amount"] in (12.5, "12.50", "12.5")
+        and data[0]["issued_on"] == "2024-01-05"
+    )
+    missing = pkg.dispatch(
+        "list_invoices", {"account_ids": [10]}, None, {"app": {"tenant": {"id": 1}}}
+    )
     assert missing.error is not None and missing.error.kind == "missing_context"
     assert "databases.billing" in missing.error.message
-    no_tenant = pkg.dispatch("list_invoices", {"account_ids": [10]}, None, {"databases": {"billing": conn}})
+    no_tenant = pkg.dispatch(
+        "list_invoices", {"account_ids": [10]}, None, {"databases": {"billing": conn}}
+    )
     assert no_tenant.error is not None and no_tenant.error.kind == "missing_context"
     bad = pkg.dispatch("list_invoices", {"account_ids": []}, None, context)
     assert bad.error is not None and bad.error.kind == "invalid_arguments"
@@ -384,7 +453,9 @@ def test_dispatch_runs_sql_tools_on_the_contexts_connection(pkg: ModuleType, con
     assert none.ok and none.value is None
 
 
-def test_postgresql_cast_after_a_placeholder(pkg: ModuleType, postgres_url: str) -> None:
+def test_postgresql_cast_after_a_placeholder(
+    pkg: ModuleType, postgres_url: str
+) -> None:
     """`:amount::int` is rewritten to `(:amount)::int`, so SQLAlchemy binds it (PostgreSQL syntax only)."""
     assert "(:amount)::int" in pkg.PG_CAST_SQL
     engine = sqlalchemy.create_engine(postgres_url)

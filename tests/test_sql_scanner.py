@@ -31,7 +31,10 @@ def names(sql: str) -> list[str]:
         ("SELECT 1 -- :a\n, :b /* :c */", ["b"]),
         ("SELECT x::int, :a::text, CAST(:b AS int)", ["a", "b"]),
         ("SELECT '10:30', 'HH24:MI:SS', a:b, :1, : x", []),
-        ("SELECT * FROM t WHERE id IN :ids LIMIT :limit OFFSET :offset", ["ids", "limit", "offset"]),
+        (
+            "SELECT * FROM t WHERE id IN :ids LIMIT :limit OFFSET :offset",
+            ["ids", "limit", "offset"],
+        ),
         ("SELECT :a, :a, :A", ["a", "a", "A"]),
         ("SELECT :名前", ["名前"]),
     ],
@@ -41,9 +44,17 @@ def test_placeholders(sql: str, expected: list[str]) -> None:
 
 
 def test_in_lists() -> None:
-    found = scan("SELECT * FROM t WHERE a IN :ids AND b in ( :more ) AND c IN (:x, :y) AND d = :ids")
+    found = scan(
+        "SELECT * FROM t WHERE a IN :ids AND b in ( :more ) AND c IN (:x, :y) AND d = :ids"
+    )
     flags = [(p.name, p.after_in, p.parens is not None) for p in found.placeholders]
-    assert flags == [("ids", True, False), ("more", True, True), ("x", False, False), ("y", False, False), ("ids", False, False)]
+    assert flags == [
+        ("ids", True, False),
+        ("more", True, True),
+        ("x", False, False),
+        ("y", False, False),
+        ("ids", False, False),
+    ]
     text = render(found, {"ids", "more"})
     assert "IN :ids" in text and "in  :more " in text and "IN (:x, :y)" in text
 
@@ -119,13 +130,17 @@ def test_sqlalchemy_binds_exactly_the_scanned_placeholders(pieces: list[str]) ->
         return
     clause = sqlalchemy.text(render(found, set()))
     compiled = clause.compile(dialect=sqlite.dialect())
-    assert list(dict.fromkeys(compiled.positiontup or [])) == list(dict.fromkeys(p.name for p in found.placeholders))
+    assert list(dict.fromkeys(compiled.positiontup or [])) == list(
+        dict.fromkeys(p.name for p in found.placeholders)
+    )
     # The SQL that reaches the driver is the SQL written (placeholders become `?`; casts gain parentheses;
     # SQLAlchemy's own `\:` escape outside literals stays what it means to SQLAlchemy).
     expected = sql
     for placeholder in sorted(found.placeholders, key=lambda p: -p.start):
         replacement = "(?)" if placeholder.wrap else "?"
-        expected = expected[: placeholder.start] + replacement + expected[placeholder.end :]
+        expected = (
+            expected[: placeholder.start] + replacement + expected[placeholder.end :]
+        )
     expected = expected.replace(" \\:kept ", " :kept ")
     assert str(compiled) == expected
 
@@ -135,13 +150,18 @@ def test_generated_text_is_only_ever_a_literal(tmp_path) -> None:  # type: ignor
     backslashes and newlines is a valid constant holding exactly the rendered text."""
     from conftest import compile_ok
 
-    sql = 'SELECT \'"""\' AS a, \'\\\\\' AS b, :x AS c -- """ \'\'\'\n  , \'\\n\' AS d'
+    sql = "SELECT '\"\"\"' AS a, '\\\\' AS b, :x AS c -- \"\"\" '''\n  , '\\n' AS d"
     (tmp_path / "q.sql").write_text(
-        "/*\n---\nname: quoted\ntype: sql_function\narguments:\n  inline:\n    x: int\nreturn_shape: int\n---\n*/\n" + sql
+        "/*\n---\nname: quoted\ntype: sql_function\narguments:\n  inline:\n    x: int\nreturn_shape: int\n---\n*/\n"
+        + sql
     )
     module = compile_ok(tmp_path)["q.py"]
     namespace: dict[str, object] = {}
-    constant = re.search(r"^QUOTED_SQL: str = (\(.*?^\)|.*?$)", module, re.MULTILINE | re.DOTALL)
+    constant = re.search(
+        r"^QUOTED_SQL: str = (\(.*?^\)|.*?$)", module, re.MULTILINE | re.DOTALL
+    )
     assert constant is not None
-    exec("value = " + constant.group(1), namespace)  # noqa: S102 - our own generated literal
+    exec(
+        "value = " + constant.group(1), namespace
+    )  # noqa: S102 - our own generated literal
     assert namespace["value"] == render(scan(sql), set())

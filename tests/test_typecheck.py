@@ -19,14 +19,27 @@ plugins = pydantic.mypy
 def _mypy(package_dir: Path, tmp_path: Path) -> None:
     config = tmp_path / "mypy.ini"
     config.write_text(MYPY_CONFIG)
-    command = [sys.executable, "-m", "mypy", "--config-file", str(config), "--no-incremental", "-p", package_dir.name]
-    run = subprocess.run(command, cwd=package_dir.parent, capture_output=True, text=True)
+    command = [
+        sys.executable,
+        "-m",
+        "mypy",
+        "--config-file",
+        str(config),
+        "--no-incremental",
+        "-p",
+        package_dir.name,
+    ]
+    run = subprocess.run(
+        command, cwd=package_dir.parent, capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stdout + run.stderr
 
 
 def _black(package_dir: Path) -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "black", "--check", "-q", str(package_dir)], capture_output=True, text=True
+        [sys.executable, "-m", "black", "--check", "-q", str(package_dir)],
+        capture_output=True,
+        text=True,
     )
     assert run.returncode == 0, run.stdout + run.stderr
 
@@ -73,26 +86,53 @@ def test_mypy_checks_an_implementation_against_the_specs(
     out, _ = examples_package
     config = tmp_path / "mypy.ini"
     config.write_text(MYPY_CONFIG)
-    tools = sorted(f"    def {n}(self, **kwargs: Any) -> Any: ..." for n in _other_tools(out))
+    tools = sorted(
+        f"    def {n}(self, **kwargs: Any) -> Any: ..." for n in _other_tools(out)
+    )
     good = tmp_path / "impl_good.py"
-    good.write_text(IMPLEMENTATION.format(pkg=out.name, extra="\n".join(tools)).replace("\n\n\nimpl", "\n\nimpl"))
+    good.write_text(
+        IMPLEMENTATION.format(pkg=out.name, extra="\n".join(tools)).replace(
+            "\n\n\nimpl", "\n\nimpl"
+        )
+    )
     # A wrong parameter type must be caught.
     bad = tmp_path / "impl_bad.py"
-    bad.write_text(good.read_text().replace("customer_id: int, status", "customer_id: str, status"))
+    bad.write_text(
+        good.read_text().replace("customer_id: int, status", "customer_id: str, status")
+    )
     env_path = f"{out.parent}"
     for path, should_pass in ((good, True), (bad, False)):
-        command = [sys.executable, "-m", "mypy", "--config-file", str(config), "--no-incremental", str(path)]
-        run = subprocess.run(command, capture_output=True, text=True, env={"MYPYPATH": env_path, "PATH": ""})
+        command = [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(config),
+            "--no-incremental",
+            str(path),
+        ]
+        run = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            env={"MYPYPATH": env_path, "PATH": ""},
+        )
         assert (run.returncode == 0) == should_pass, run.stdout + run.stderr
 
 
 def _other_tools(out: Path) -> list[str]:
     import json
 
-    from codegen.runtime.exports import EXPORT_FILES  # schemas/tools.*: every tool in one LLM format
+    from codegen.runtime.exports import (
+        EXPORT_FILES,
+    )  # schemas/tools.*: every tool in one LLM format
 
     exported = set(EXPORT_FILES.values())
-    names = [json.loads(p.read_text())["name"] for p in (out / "schemas").glob("*.json") if p.name not in exported]
+    names = [
+        json.loads(p.read_text())["name"]
+        for p in (out / "schemas").glob("*.json")
+        if p.name not in exported
+    ]
     known = {"get_orders", "cancel_order", "search_web", "run_sandboxed_script"}
     from codegen.passes.naming import function_name
 

@@ -29,7 +29,11 @@ def py_literal(value: Any) -> str:
     if isinstance(value, str):
         return _string(value)
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{_string(str(k))}: {py_literal(v)}" for k, v in value.items()) + "}"
+        return (
+            "{"
+            + ", ".join(f"{_string(str(k))}: {py_literal(v)}" for k, v in value.items())
+            + "}"
+        )
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(py_literal(v) for v in value) + "]"
     raise TypeError(f"not a JSON value: {type(value).__name__}")
@@ -49,7 +53,9 @@ def _string(text: str) -> str:
 LINE_LENGTH = 88  # black's default, which generated files are formatted with
 
 
-def black_literal(value: Any, head: str = "", tail: str = "", indent: int = 0) -> list[str]:
+def black_literal(
+    value: Any, head: str = "", tail: str = "", indent: int = 0
+) -> list[str]:
     """`head + <literal> + tail` as the lines black would format it into, without running black.
 
     Black explodes a bracket that does not fit: one element per line, with a trailing comma when there are
@@ -57,7 +63,11 @@ def black_literal(value: Any, head: str = "", tail: str = "", indent: int = 0) -
     schema constants this way instead of through black halves a compile's formatting time.
     """
     flat = " " * indent + head + py_literal(value) + tail
-    if str_width(flat) <= LINE_LENGTH or not isinstance(value, (Mapping, list, tuple)) or not value:
+    if (
+        str_width(flat) <= LINE_LENGTH
+        or not isinstance(value, (Mapping, list, tuple))
+        or not value
+    ):
         return [flat]
     opening, closing = ("{", "}") if isinstance(value, Mapping) else ("[", "]")
     if isinstance(value, Mapping):
@@ -79,7 +89,9 @@ def py_docstring(text: str) -> str:
         '"""' not in text
         and "\\" not in text
         and not text.endswith('"')
-        and all(ch == "\n" or (ch.isprintable() and ch not in "\u2028\u2029") for ch in text)
+        and all(
+            ch == "\n" or (ch.isprintable() and ch not in "\u2028\u2029") for ch in text
+        )
     )
     if plain:
         return f'"""{text}"""'

@@ -19,7 +19,13 @@ from ..render import render
 from ..resources import runtime_source
 from .literals import LINE_LENGTH, black_literal, py_literal
 
-RUNTIME_FILES = ("__init__.py", "models.py", "dispatch.py", "validation.py", "exports.py")
+RUNTIME_FILES = (
+    "__init__.py",
+    "models.py",
+    "dispatch.py",
+    "validation.py",
+    "exports.py",
+)
 # Carried only by packages that use them: sql.py imports SQLAlchemy, which other packages need not install.
 OPTIONAL_RUNTIME_FILES = ("sql.py", "paths.py")
 
@@ -45,7 +51,9 @@ class _Constants:
     def __call__(self, name: str, value: Any) -> str:
         head = f"{name}: {_constant_type(value)} = "
         placeholder = f"__codegen_splice_{len(self.splices)}__"
-        if len(head) + len(placeholder) > LINE_LENGTH or not isinstance(value, (dict, list)):
+        if len(head) + len(placeholder) > LINE_LENGTH or not isinstance(
+            value, (dict, list)
+        ):
             return head + py_literal(value)
         self.splices[placeholder] = "\n".join(black_literal(value, head))
         return head + placeholder
@@ -61,7 +69,8 @@ class FieldView:
 @dataclass(frozen=True)
 class Unit:
     """One generated Python file before rendering: `key` names everything its text depends on, so an
-    incremental build can reuse last build's formatted file when the key is unchanged."""
+    incremental build can reuse last build's formatted file when the key is unchanged.
+    """
 
     path: str
     key: Any
@@ -71,23 +80,41 @@ class Unit:
 def python_units(plan: PackagePlan) -> list[Unit]:
     """Every generated Python file of the package, by its path inside OUT (rendered on demand)."""
     units = [
-        Unit(module.path, _module_key(module, plan), partial(_render_module, module, plan)) for module in plan.modules
+        Unit(
+            module.path,
+            _module_key(module, plan),
+            partial(_render_module, module, plan),
+        )
+        for module in plan.modules
     ]
     for package in sorted(_subpackages(plan)):
         text = render("subpackage_init.py.jinja", package=package)
-        units.append(Unit(f"{package}/__init__.py", text, partial(PythonFile, text, {})))
-    init_key = ([(m.dotted, bool(m.tools), m.exported_names()) for m in plan.modules], plan.agents)
+        units.append(
+            Unit(f"{package}/__init__.py", text, partial(PythonFile, text, {}))
+        )
+    init_key = (
+        [(m.dotted, bool(m.tools), m.exported_names()) for m in plan.modules],
+        plan.agents,
+    )
     units.append(Unit("__init__.py", init_key, partial(_render_init, plan)))
     return units
 
 
 def _module_key(module: ModulePlan, plan: PackagePlan) -> Any:
     """A module's text depends on its own plan and on where the models it imports live."""
-    referenced = {name for model in module.models for f in model.fields for name in f.type.models}
-    referenced |= {name for model in module.models if model.root for name in model.root.models}
-    referenced |= {name for tool in module.tools for p in tool.params for name in p.type.models}
+    referenced = {
+        name for model in module.models for f in model.fields for name in f.type.models
+    }
+    referenced |= {
+        name for model in module.models if model.root for name in model.root.models
+    }
+    referenced |= {
+        name for tool in module.tools for p in tool.params for name in p.type.models
+    }
     referenced |= {name for tool in module.tools for name in tool.result.models}
-    return module, sorted((name, plan.model_modules.get(name, "")) for name in referenced)
+    return module, sorted(
+        (name, plan.model_modules.get(name, "")) for name in referenced
+    )
 
 
 def runtime_files(plan: PackagePlan, generated: dict[str, str]) -> dict[str, str]:
@@ -96,7 +123,9 @@ def runtime_files(plan: PackagePlan, generated: dict[str, str]) -> dict[str, str
     names = list(RUNTIME_FILES)
     for name in OPTIONAL_RUNTIME_FILES:
         module = f"_runtime import {name[:-3]} as"
-        if any(module in text for path, text in generated.items() if path.endswith(".py")):
+        if any(
+            module in text for path, text in generated.items() if path.endswith(".py")
+        ):
             names.append(name)
     return {f"_runtime/{name}": runtime_source(name) for name in names}
 
@@ -118,10 +147,16 @@ def field_view(field: FieldPlan) -> FieldView:
     options: list[str] = []
     default: str | None = None
     if not field.required:
-        if field.has_default and field.default is not None and not _needs_factory(field.type, field.default):
+        if (
+            field.has_default
+            and field.default is not None
+            and not _needs_factory(field.type, field.default)
+        ):
             default = py_literal(field.default)
         elif field.has_default and field.default is not None:
-            options.append(f"default_factory=lambda: default_value({field.type.expr}, {py_literal(field.default)})")
+            options.append(
+                f"default_factory=lambda: default_value({field.type.expr}, {py_literal(field.default)})"
+            )
         else:
             default = "None"
     if field.wire_name != field.py_name:
@@ -129,7 +164,11 @@ def field_view(field: FieldPlan) -> FieldView:
     if field.description:
         options.append(f"description={py_literal(field.description)}")
     if not options:
-        return FieldView(field.py_name, field.type.expr, f" = {default}" if default is not None else "")
+        return FieldView(
+            field.py_name,
+            field.type.expr,
+            f" = {default}" if default is not None else "",
+        )
     if default is not None:
         options.insert(0, default)
     return FieldView(field.py_name, field.type.expr, f" = Field({', '.join(options)})")
@@ -148,7 +187,9 @@ def _render_module(module: ModulePlan, plan: PackagePlan) -> PythonFile:
     foreign: dict[str, set[str]] = defaultdict(set)
     types: list[PyType] = [f.type for m in module.models for f in m.fields]
     types += [m.root for m in module.models if m.root is not None]
-    types += [p.type for t in module.tools for p in t.params] + [t.result for t in module.tools]
+    types += [p.type for t in module.tools for p in t.params] + [
+        t.result for t in module.tools
+    ]
     for kind in types:
         needs |= kind.needs
         for name in kind.models - local:
@@ -156,7 +197,8 @@ def _render_module(module: ModulePlan, plan: PackagePlan) -> PythonFile:
     rebuild = [
         m.class_name
         for m in module.models
-        if any((f.type.models - local) for f in m.fields) or (m.root is not None and m.root.models - local)
+        if any((f.type.models - local) for f in m.fields)
+        or (m.root is not None and m.root.models - local)
     ]
     runtime = _relative(module.dotted, "_runtime")
     constants = _Constants()
@@ -165,7 +207,10 @@ def _render_module(module: ModulePlan, plan: PackagePlan) -> PythonFile:
     pydantic_names = [
         name
         for name, used in (
-            ("ConfigDict", any(m.extra == "forbid" and m.root is None for m in module.models)),
+            (
+                "ConfigDict",
+                any(m.extra == "forbid" and m.root is None for m in module.models),
+            ),
             ("Field", any("Field(" in a for a in assignments)),
         )
         if used
@@ -190,7 +235,10 @@ def _render_module(module: ModulePlan, plan: PackagePlan) -> PythonFile:
         runtime_names=runtime_names,
         has_factories="default_value" in runtime_names,
         signature=tool_signature,
-        foreign=[(_relative(module.dotted, mod), sorted(names)) for mod, names in sorted(foreign.items())],
+        foreign=[
+            (_relative(module.dotted, mod), sorted(names))
+            for mod, names in sorted(foreign.items())
+        ],
         rebuild=rebuild,
         constant=constants,
         exported=module.exported_names(),
@@ -214,7 +262,8 @@ def _constant_type(value: Any) -> str:
 
 def _render_init(plan: PackagePlan) -> PythonFile:
     """The package `__init__`: star-imports every module's `__all__`, combines the per-module `Tools`
-    protocols and tool specs. Kept small on purpose: it is the one file that cannot be formatted in parallel."""
+    protocols and tool specs. Kept small on purpose: it is the one file that cannot be formatted in parallel.
+    """
     aliases = Scope()
     tool_modules = []
     for module in plan.modules:
@@ -222,9 +271,20 @@ def _render_init(plan: PackagePlan) -> PythonFile:
             parent, _, leaf = f".{module.dotted}".rpartition(".")
             alias = aliases.claim("_" + module.dotted.replace(".", "_"))
             tool_modules.append((parent or ".", (alias, leaf)))
-    exported = ["AGENTS", "TOOLS", "AgentSpec", "ToolConfigs", "ToolError", "ToolResult", "ToolSpec", "Tools"]
+    exported = [
+        "AGENTS",
+        "TOOLS",
+        "AgentSpec",
+        "ToolConfigs",
+        "ToolError",
+        "ToolResult",
+        "ToolSpec",
+        "Tools",
+    ]
     exported += ["dispatch", "export_tools"]
-    exported += sorted({name for module in plan.modules for name in module.exported_names()})
+    exported += sorted(
+        {name for module in plan.modules for name in module.exported_names()}
+    )
     constants = _Constants()
     text = render(
         "package_init.py.jinja",
@@ -239,5 +299,8 @@ def _render_init(plan: PackagePlan) -> PythonFile:
 
 def tool_signature(tool: ToolPlan) -> str:
     """The keyword-only parameter list of a tool's typed stub."""
-    params = [f"{p.py_name}: {p.type.expr}" + (f" = {p.default_src}" if p.default_src else "") for p in tool.params]
+    params = [
+        f"{p.py_name}: {p.type.expr}" + (f" = {p.default_src}" if p.default_src else "")
+        for p in tool.params
+    ]
     return ", ".join(["self", "*", *params]) if params else "self"

@@ -18,11 +18,15 @@ def dump_json(value: Any) -> str:
 
 
 def render_schemas(plan: PackagePlan) -> dict[str, str]:
-    files = {f"schemas/{tool.func}.json": dump_json(tool.llm_schema) for tool in plan.tools}
+    files = {
+        f"schemas/{tool.func}.json": dump_json(tool.llm_schema) for tool in plan.tools
+    }
     for name, schema in plan.entity_schemas.items():
         files[f"schemas/entities/{plan.entity_classes[name]}.json"] = dump_json(schema)
     definitions = [tool.llm_schema for tool in sorted(plan.tools, key=lambda t: t.name)]
     for flavour, file_name in exports.EXPORT_FILES.items():
         names = exports.export_names([tool.name for tool in plan.tools], flavour)
-        files[f"schemas/{file_name}"] = exports.render_export(definitions, flavour, names)
+        files[f"schemas/{file_name}"] = exports.render_export(
+            definitions, flavour, names
+        )
     return files

@@ -20,7 +20,15 @@ from typing import Any
 from ..diagnostics import Diagnostics, SourceFile, SpecError, Span
 from ..ir import Entity, JArray, JObject, SpecModule, SqlStatement, Tool, to_plain
 from .brimley_ir import PENDING_KEY, Inherit, Pending, Resource
-from .brimley_types import ENTITY_NAME, PRIMITIVES, ALIASES, ArgumentLowering, Block, describe, with_description
+from .brimley_types import (
+    ENTITY_NAME,
+    PRIMITIVES,
+    ALIASES,
+    ArgumentLowering,
+    Block,
+    describe,
+    with_description,
+)
 from .brimley_yaml import load_yaml
 from .gram_types import near_miss
 from .sqlscan import Scan, scan
@@ -40,8 +48,28 @@ KEYS: dict[str, tuple[str, ...]] = {
     "resource": (*_COMMON, "path", "arguments", "args", "mime_type", "mimeType"),
     "entity": (*_COMMON, "fields"),
 }
-_NOT_METADATA = {"name", "type", "description", "arguments", "args", "return_shape", "returns", "config", "sql", "connection", "path", "fields"}
-_TOOL_SHAPE_KEYS = ("parameters", "inputSchema", "inputs", "input_schema", "tool_id", "function")
+_NOT_METADATA = {
+    "name",
+    "type",
+    "description",
+    "arguments",
+    "args",
+    "return_shape",
+    "returns",
+    "config",
+    "sql",
+    "connection",
+    "path",
+    "fields",
+}
+_TOOL_SHAPE_KEYS = (
+    "parameters",
+    "inputSchema",
+    "inputs",
+    "input_schema",
+    "tool_id",
+    "function",
+)
 
 _SQL_HEADER = re.compile(r"\A\ufeff?\s*/\*\s*---")
 _OPEN_LINE = re.compile(r"[ \t]*---[ \t]*\r?\n")
@@ -60,9 +88,15 @@ def has_sql_header(path: Path) -> bool:
 
 def load_brimley_yaml(source: SourceFile, diags: Diagnostics) -> SpecModule:
     doc = load_yaml(source, source.text, 0, diags)
-    if isinstance(doc, JArray) or (isinstance(doc, JObject) and "type" not in doc and _looks_like_tool(doc)):
+    if isinstance(doc, JArray) or (
+        isinstance(doc, JObject) and "type" not in doc and _looks_like_tool(doc)
+    ):
         return _tool_manifest(doc, source, diags)
-    if isinstance(doc, JObject) and doc.get("type") == "function" and isinstance(doc.get("function"), JObject):
+    if (
+        isinstance(doc, JObject)
+        and doc.get("type") == "function"
+        and isinstance(doc.get("function"), JObject)
+    ):
         return _tool_manifest(doc, source, diags)
     return _Document(source, diags).module(doc, None)
 
@@ -74,7 +108,9 @@ def load_brimley_sql(source: SourceFile, diags: Diagnostics) -> SpecModule:
     body = source.text[sql_start:]
     lead = len(body) - len(body.lstrip())
     text = body.strip()
-    return _Document(source, diags).module(doc, (text, ((0, sql_start + lead),), source.span(sql_start)))
+    return _Document(source, diags).module(
+        doc, (text, ((0, sql_start + lead),), source.span(sql_start))
+    )
 
 
 def _looks_like_tool(doc: JObject) -> bool:
@@ -99,17 +135,29 @@ def _split_sql(source: SourceFile, diags: Diagnostics) -> tuple[int, int, int]:
     text = source.text
     match = _SQL_HEADER.match(text)
     if match is None:  # routing only sends files that open with the header
-        diags.error("brimley-sql-header", "a Brimley .sql file opens with /* --- <YAML> --- */", source.span(0))
+        diags.error(
+            "brimley-sql-header",
+            "a Brimley .sql file opens with /* --- <YAML> --- */",
+            source.span(0),
+        )
         raise SpecError("no header")
     opening = text.index("/*")
     dashes = match.end() - 3
     line = _OPEN_LINE.match(text, dashes)
     if line is None:
-        diags.error("brimley-sql-header", "'---' starts a line of its own, the YAML follows on the next", source.span(dashes, dashes + 3))
+        diags.error(
+            "brimley-sql-header",
+            "'---' starts a line of its own, the YAML follows on the next",
+            source.span(dashes, dashes + 3),
+        )
         raise SpecError("bad header")
     close = text.find("*/", line.end())
     if close < 0:
-        diags.error("brimley-sql-header", "the header comment is never closed ('*/')", source.span(opening, opening + 2))
+        diags.error(
+            "brimley-sql-header",
+            "the header comment is never closed ('*/')",
+            source.span(opening, opening + 2),
+        )
         raise SpecError("unclosed header")
     closing = None
     for candidate in _CLOSE_LINE.finditer(text, line.end(), close):
@@ -131,10 +179,14 @@ class _Document:
         self.source = source
         self.diags = diags
 
-    def error(self, code: str, message: str, span: Span, *notes: tuple[str, Span | None]) -> None:
+    def error(
+        self, code: str, message: str, span: Span, *notes: tuple[str, Span | None]
+    ) -> None:
         self.diags.error(code, message, span, *notes)
 
-    def module(self, doc: Any, sql: tuple[str, tuple[tuple[int, int], ...], Span] | None) -> SpecModule:
+    def module(
+        self, doc: Any, sql: tuple[str, tuple[tuple[int, int], ...], Span] | None
+    ) -> SpecModule:
         start = self.source.span(0)
         if not isinstance(doc, JObject):
             self.error(
@@ -145,8 +197,12 @@ class _Document:
             raise SpecError("not a mapping")
         kind = self._kind(doc, sql is not None)
         name = self._name(doc, kind)
-        self.lower = ArgumentLowering(self.diags, {name} if kind == "entity" and name else set())
-        self._keys(doc, kind)  # reported; the rest is still read, so that every problem shows in one run
+        self.lower = ArgumentLowering(
+            self.diags, {name} if kind == "entity" and name else set()
+        )
+        self._keys(
+            doc, kind
+        )  # reported; the rest is still read, so that every problem shows in one run
         if name is None:
             raise SpecError("no name")
         description = self._description(doc)
@@ -172,24 +228,46 @@ class _Document:
             raise SpecError("no type")
         if not isinstance(kind, str) or kind not in KINDS:
             suggestion = near_miss(kind, KINDS) if isinstance(kind, str) else None
-            hint = f"; did you mean '{suggestion}'?" if suggestion else f" (one of {', '.join(KINDS)})"
-            self.error("brimley-type", f"unknown definition type {describe(kind)}{hint}", doc.value_span("type"))
+            hint = (
+                f"; did you mean '{suggestion}'?"
+                if suggestion
+                else f" (one of {', '.join(KINDS)})"
+            )
+            self.error(
+                "brimley-type",
+                f"unknown definition type {describe(kind)}{hint}",
+                doc.value_span("type"),
+            )
             raise SpecError("bad type")
         if in_sql_file and kind != "sql_function":
-            self.error("brimley-type", f"a .sql file defines a sql_function, not a {kind}", doc.value_span("type"))
+            self.error(
+                "brimley-type",
+                f"a .sql file defines a sql_function, not a {kind}",
+                doc.value_span("type"),
+            )
             raise SpecError("bad type")
         return kind
 
     def _name(self, doc: JObject, kind: str) -> str | None:
         name = doc.get("name")
         if name is None:
-            self.error("brimley-name", f"the {kind.replace('_', ' ')} has no 'name'", doc.span)
+            self.error(
+                "brimley-name", f"the {kind.replace('_', ' ')} has no 'name'", doc.span
+            )
             return None
         span = doc.value_span("name")
         if kind == "entity":
-            if isinstance(name, str) and ENTITY_NAME.match(name) and ALIASES.get(name, name) not in (*PRIMITIVES, "void"):
+            if (
+                isinstance(name, str)
+                and ENTITY_NAME.match(name)
+                and ALIASES.get(name, name) not in (*PRIMITIVES, "void")
+            ):
                 return name
-            self.error("brimley-name", f"{describe(name)} cannot name an entity: use a name like 'Customer' that is not a type", span)
+            self.error(
+                "brimley-name",
+                f"{describe(name)} cannot name an entity: use a name like 'Customer' that is not a type",
+                span,
+            )
             return None
         if isinstance(name, str) and NAME.match(name):
             return name
@@ -233,30 +311,53 @@ class _Document:
         if value is None:
             return None
         if not isinstance(value, str):
-            self.error("brimley-key", f"the description is a string, not {describe(value)}", doc.value_span("description"))
+            self.error(
+                "brimley-key",
+                f"the description is a string, not {describe(value)}",
+                doc.value_span("description"),
+            )
             return None
         return value
 
     def _metadata(self, doc: JObject) -> dict[str, Any]:
-        return {key: to_plain(doc[key]) for key in sorted(doc) if key not in _NOT_METADATA}
+        return {
+            key: to_plain(doc[key]) for key in sorted(doc) if key not in _NOT_METADATA
+        }
 
     def _arguments(self, doc: JObject, what: str, *, context: bool) -> Block | None:
         key = "args" if "args" in doc else "arguments"
         span = doc.value_span(key) if key in doc else doc.span
-        return self.lower.arguments(doc.get(key), span, what, context=context, inherit=True)
+        return self.lower.arguments(
+            doc.get(key), span, what, context=context, inherit=True
+        )
 
     # ── Entities ───────────────────────────────────────────────────────────────────────────────────────────
 
-    def _entity(self, doc: JObject, name: str, description: str | None) -> Entity | None:
+    def _entity(
+        self, doc: JObject, name: str, description: str | None
+    ) -> Entity | None:
         what = f"entity '{name}'"
         fields = doc.get("fields")
         if fields is None:
-            self.error("brimley-shape", f"{what} has no 'fields'", doc.value_span("name"))
+            self.error(
+                "brimley-shape", f"{what} has no 'fields'", doc.value_span("name")
+            )
             return None
-        block = self.lower.inline(fields, doc.value_span("fields"), what, context=False, inherited=None, noun="field")
+        block = self.lower.inline(
+            fields,
+            doc.value_span("fields"),
+            what,
+            context=False,
+            inherited=None,
+            noun="field",
+        )
         if block is None:
             return None
-        schema = with_description(block.schema, description, doc.value_span("description") if description else doc.span)
+        schema = with_description(
+            block.schema,
+            description,
+            doc.value_span("description") if description else doc.span,
+        )
         return Entity(name, doc.value_span("name"), description, schema)
 
     # ── Functions ──────────────────────────────────────────────────────────────────────────────────────────
@@ -274,7 +375,12 @@ class _Document:
         config = None
         if "config" in doc:
             config = self.lower.arguments(
-                doc["config"], doc.value_span("config"), f"{what} config", context=False, inherit=True, noun="setting"
+                doc["config"],
+                doc.value_span("config"),
+                f"{what} config",
+                context=False,
+                inherit=True,
+                noun="setting",
             )
         returns = self._returns(doc, what)
         statement = scanned = None
@@ -300,7 +406,12 @@ class _Document:
             names=dict(inputs.names),
         )
         metadata: dict[str, Any] = self._metadata(doc)
-        if inputs.inherit or (config and config.inherit) or output_inherit or scanned is not None:
+        if (
+            inputs.inherit
+            or (config and config.inherit)
+            or output_inherit
+            or scanned is not None
+        ):
             metadata[PENDING_KEY] = pending
         return Tool(
             name=name,
@@ -315,7 +426,9 @@ class _Document:
             metadata=metadata,
         )
 
-    def _returns(self, doc: JObject, what: str) -> tuple[JObject | None, bool, Inherit | None] | None:
+    def _returns(
+        self, doc: JObject, what: str
+    ) -> tuple[JObject | None, bool, Inherit | None] | None:
         key = "returns" if "returns" in doc else "return_shape"
         if key not in doc or doc[key] is None:
             return None, True, None
@@ -327,31 +440,54 @@ class _Document:
             schema = self.lower.type_name(value, span, label)
             return (schema, False, None) if schema is not None else None
         if not isinstance(value, JObject):
-            self.error("brimley-return", f"{label} is a type such as 'Order[]', or {{entity_ref: …}} / {{inline: …}}, not {describe(value)}", span)
+            self.error(
+                "brimley-return",
+                f"{label} is a type such as 'Order[]', or {{entity_ref: …}} / {{inline: …}}, not {describe(value)}",
+                span,
+            )
             return None
         for extra in value:
             if extra not in ("entity_ref", "inline"):
                 suggestion = near_miss(extra, ("entity_ref", "inline"))
-                hint = f"; did you mean '{suggestion}'?" if suggestion else " (a return shape takes entity_ref and inline)"
-                self.error("brimley-key", f"{label}: unknown key '{extra}'{hint}", value.key_span(extra))
+                hint = (
+                    f"; did you mean '{suggestion}'?"
+                    if suggestion
+                    else " (a return shape takes entity_ref and inline)"
+                )
+                self.error(
+                    "brimley-key",
+                    f"{label}: unknown key '{extra}'{hint}",
+                    value.key_span(extra),
+                )
                 return None
         ref = value.get("entity_ref")
         if "inline" not in value:
             if ref is None:
                 return None, True, None
-            if isinstance(ref, str) and ALIASES.get(ref.rstrip("[]"), ref.rstrip("[]")) in PRIMITIVES:
-                self.error("brimley-entity-ref", f"{label}: entity_ref names an entity, not the type '{ref}'", value.value_span("entity_ref"))
+            if (
+                isinstance(ref, str)
+                and ALIASES.get(ref.rstrip("[]"), ref.rstrip("[]")) in PRIMITIVES
+            ):
+                self.error(
+                    "brimley-entity-ref",
+                    f"{label}: entity_ref names an entity, not the type '{ref}'",
+                    value.value_span("entity_ref"),
+                )
                 return None
             schema = self.lower.type_name(ref, value.value_span("entity_ref"), label)
             return (schema, False, None) if schema is not None else None
-        block = self.lower.arguments(value, span, label, context=False, inherit=True, noun="field")
+        block = self.lower.arguments(
+            value, span, label, context=False, inherit=True, noun="field"
+        )
         if block is None:
             return None
         return block.schema, False, block.inherit
 
     # ── SQL ────────────────────────────────────────────────────────────────────────────────────────────────
 
-    def _yaml_sql(self, doc: JObject, what: str) -> tuple[str, tuple[tuple[int, int], ...], Span] | None:
+    def _yaml_sql(
+        self, doc: JObject, what: str
+    ) -> tuple[str, tuple[tuple[int, int], ...], Span] | None:
         if "sql" not in doc:
             self.error(
                 "brimley-sql",
@@ -362,13 +498,19 @@ class _Document:
         value = doc["sql"]
         span = doc.value_span("sql")
         if not isinstance(value, str):
-            self.error("brimley-sql", f"{what}: 'sql' is the statement as a string, not {describe(value)}", span)
+            self.error(
+                "brimley-sql",
+                f"{what}: 'sql' is the statement as a string, not {describe(value)}",
+                span,
+            )
             return None
         lead = len(value) - len(value.lstrip())
         text = value.strip()
         return text, self._block_map(value, span, lead), span
 
-    def _block_map(self, value: str, span: Span, lead: int) -> tuple[tuple[int, int], ...]:
+    def _block_map(
+        self, value: str, span: Span, lead: int
+    ) -> tuple[tuple[int, int], ...]:
         """Where each line of a block scalar (`sql: |`) sits in the file, so placeholders get exact positions."""
         source = self.source
         fallback = ((0, _offset(source, span.line, span.col)),)
@@ -383,12 +525,17 @@ class _Document:
             column = file_line.find(prefix + line) if line else 0
             if line and column < 0:
                 return fallback
-            entries.append((at, _offset(source, line_number + index, column + len(prefix) + 1)))
+            entries.append(
+                (at, _offset(source, line_number + index, column + len(prefix) + 1))
+            )
             at += len(line) + 1
         return tuple(entries) if entries else fallback
 
     def _sql(
-        self, doc: JObject, found: tuple[str, tuple[tuple[int, int], ...], Span], what: str
+        self,
+        doc: JObject,
+        found: tuple[str, tuple[tuple[int, int], ...], Span],
+        what: str,
     ) -> tuple[SqlStatement | None, Scan, tuple[tuple[int, int], ...]]:
         text, sql_map, span = found
         result = scan(text)
@@ -397,7 +544,9 @@ class _Document:
             return None, result, sql_map
 
         def at(start: int, end: int) -> Span:
-            return self.source.span(map_offset(sql_map, start), map_offset(sql_map, end))
+            return self.source.span(
+                map_offset(sql_map, start), map_offset(sql_map, end)
+            )
 
         ok = True
         for problem in result.problems:
@@ -411,20 +560,36 @@ class _Document:
             )
             ok = False
         connection = doc.get("connection", "default")
-        if not isinstance(connection, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", connection):
-            self.error("brimley-key", f"{what}: 'connection' names a database connection, such as 'default'", doc.value_span("connection"))
+        if not isinstance(connection, str) or not re.fullmatch(
+            r"[A-Za-z_][A-Za-z0-9_]*", connection
+        ):
+            self.error(
+                "brimley-key",
+                f"{what}: 'connection' names a database connection, such as 'default'",
+                doc.value_span("connection"),
+            )
             ok = False
         if not ok:
             return None, result, sql_map
         placeholders = tuple((p.name, at(p.start, p.end)) for p in result.placeholders)
         return SqlStatement(text, connection, placeholders), result, sql_map
 
-    def _sql_shape(self, output: JObject | None, void: bool, doc: JObject, what: str) -> bool:
+    def _sql_shape(
+        self, output: JObject | None, void: bool, doc: JObject, what: str
+    ) -> bool:
         """A SQL function returns rows: void, a primitive, a list of primitives, an entity or a list of entities."""
         if void or output is None:
             return True
-        element = output["items"] if output.get("type") == "array" and isinstance(output.get("items"), JObject) else output
-        if "$ref" in element or (element.get("type") not in ("object", "array") and "properties" not in element):
+        element = (
+            output["items"]
+            if output.get("type") == "array"
+            and isinstance(output.get("items"), JObject)
+            else output
+        )
+        if "$ref" in element or (
+            element.get("type") not in ("object", "array")
+            and "properties" not in element
+        ):
             return True
         key = "returns" if "returns" in doc else "return_shape"
         self.error(
@@ -437,7 +602,9 @@ class _Document:
 
     # ── Resources ──────────────────────────────────────────────────────────────────────────────────────────
 
-    def _resource(self, doc: JObject, name: str, description: str | None) -> Resource | None:
+    def _resource(
+        self, doc: JObject, name: str, description: str | None
+    ) -> Resource | None:
         what = f"resource '{name}'"
         path = doc.get("path")
         if not isinstance(path, str) or not path:
@@ -464,7 +631,11 @@ class _Document:
 
 def _offset(source: SourceFile, line: int, col: int) -> int:
     """The character offset of a 1-based line and column."""
-    return source._line_starts[line - 1] + col - 1 if line - 1 < len(source._line_starts) else len(source.text)
+    return (
+        source._line_starts[line - 1] + col - 1
+        if line - 1 < len(source._line_starts)
+        else len(source.text)
+    )
 
 
 def map_offset(sql_map: tuple[tuple[int, int], ...], index: int) -> int:

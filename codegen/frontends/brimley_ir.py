@@ -48,8 +48,12 @@ class Pending:
     config: Inherit | None = None
     output: Inherit | None = None
     sql: Scan | None = None
-    sql_map: tuple[tuple[int, int], ...] = ()  # (offset in the SQL, offset in the file) anchors, for spans
-    names: dict[str, Span] = field(default_factory=dict)  # argument name -> where it is declared
+    sql_map: tuple[
+        tuple[int, int], ...
+    ] = ()  # (offset in the SQL, offset in the file) anchors, for spans
+    names: dict[str, Span] = field(
+        default_factory=dict
+    )  # argument name -> where it is declared
 
 
 @dataclass(frozen=True)

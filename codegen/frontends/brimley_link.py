@@ -33,10 +33,18 @@ def link(program: Any, diags: Diagnostics) -> None:
     """Finish every Brimley tool and resource of `program` (a resolve.Program), in place."""
     linker = _Linker(program, diags)
     for index, module in enumerate(program.modules):
-        if not any(PENDING_KEY in tool.metadata for tool in module.tools) and not module.resources:
+        if (
+            not any(PENDING_KEY in tool.metadata for tool in module.tools)
+            and not module.resources
+        ):
             continue
-        tools = tuple(linker.tool(tool, module) if PENDING_KEY in tool.metadata else tool for tool in module.tools)
-        resources = tuple(linker.resource(resource, module) for resource in module.resources)
+        tools = tuple(
+            linker.tool(tool, module) if PENDING_KEY in tool.metadata else tool
+            for tool in module.tools
+        )
+        resources = tuple(
+            linker.resource(resource, module) for resource in module.resources
+        )
         program.modules[index] = replace(module, tools=tools, resources=resources)
         for tool in tools:
             if tool.name in program.tools and program.tools[tool.name][1] is module:
@@ -54,18 +62,30 @@ class _Linker:
 
     def tool(self, tool: Tool, module: SpecModule) -> Tool:
         pending: Pending = tool.metadata[PENDING_KEY]
-        metadata = {key: value for key, value in tool.metadata.items() if key != PENDING_KEY}
+        metadata = {
+            key: value for key, value in tool.metadata.items() if key != PENDING_KEY
+        }
         context = list(tool.context_params)
         input_schema = tool.input_schema
         if pending.inputs is not None:
-            input_schema = self.inherit(input_schema, pending.inputs, pending.what, "argument", context)
+            input_schema = self.inherit(
+                input_schema, pending.inputs, pending.what, "argument", context
+            )
         context = [param for param in context if param.schema is not None]
         config_schema = tool.config_schema
         if pending.config is not None and config_schema is not None:
-            config_schema = self.inherit(config_schema, pending.config, f"{pending.what} config", "setting", None)
+            config_schema = self.inherit(
+                config_schema, pending.config, f"{pending.what} config", "setting", None
+            )
         output_schema = tool.output_schema
         if pending.output is not None and isinstance(output_schema, JObject):
-            output_schema = self.inherit(output_schema, pending.output, f"the return shape of {pending.what}", "field", None)
+            output_schema = self.inherit(
+                output_schema,
+                pending.output,
+                f"the return shape of {pending.what}",
+                "field",
+                None,
+            )
         done = replace(
             tool,
             input_schema=input_schema,
@@ -79,7 +99,12 @@ class _Linker:
         return done
 
     def inherit(
-        self, schema: JObject, inherit: Inherit, what: str, noun: str, context: list[ContextParam] | None
+        self,
+        schema: JObject,
+        inherit: Inherit,
+        what: str,
+        noun: str,
+        context: list[ContextParam] | None,
     ) -> JObject:
         """`schema` with the fields of the entity in front; overrides applied; context parameters filled in."""
         fields = self._entity_fields(inherit, what)
@@ -95,7 +120,10 @@ class _Linker:
                     f"{what}: the {noun} '{name}' is declared here and also inherited from entity '{entity_name}' "
                     "(an inline entry may only add from_context, a default or required: false to it)",
                     own.key_span(name),
-                    (f"'{name}' is a field of '{entity_name}'", properties.key_span(name)),
+                    (
+                        f"'{name}' is a field of '{entity_name}'",
+                        properties.key_span(name),
+                    ),
                 )
         overrides = {override.name: override for override in inherit.overrides}
         for name, override in overrides.items():
@@ -117,11 +145,17 @@ class _Linker:
             if override is not None and override.required is False:
                 is_required = False
             if override is not None and override.has_default:
-                if not self._default_fits(override.default, field, what, noun, name, override.span):
+                if not self._default_fits(
+                    override.default, field, what, noun, name, override.span
+                ):
                     continue
                 field = _with_default(field, override.default, override.span)
                 is_required = False
-            if override is not None and override.from_context is not None and context is not None:
+            if (
+                override is not None
+                and override.from_context is not None
+                and context is not None
+            ):
                 self._context_param(context, name, override, field, is_required)
                 continue
             merged.put(name, field, inherit.span, inherit.span)
@@ -139,13 +173,19 @@ class _Linker:
                     required_spans.append(own_required.item_span(index))
         return _replace_object(schema, merged.done(), required_out, required_spans)
 
-    def _entity_fields(self, inherit: Inherit, what: str) -> tuple[JObject, set[str], str, Span, SpecModule] | None:
+    def _entity_fields(
+        self, inherit: Inherit, what: str
+    ) -> tuple[JObject, set[str], str, Span, SpecModule] | None:
         found = self.program.entities.get(inherit.entity)
         if found is None:
-            close = difflib.get_close_matches(inherit.entity, sorted(self.program.entities), n=1)
+            close = difflib.get_close_matches(
+                inherit.entity, sorted(self.program.entities), n=1
+            )
             hint = f"; did you mean {close[0]!r}?" if close else ""
             self.diags.error(
-                "unknown-entity", f"{what}: no entity named {inherit.entity!r} is defined in any spec{hint}", inherit.span
+                "unknown-entity",
+                f"{what}: no entity named {inherit.entity!r} is defined in any spec{hint}",
+                inherit.span,
             )
             return None
         entity, module = found
@@ -162,7 +202,11 @@ class _Linker:
             )
             return None
         required = schema.get("required")
-        names = {name for name in required if isinstance(name, str)} if isinstance(required, JArray) else set()
+        names = (
+            {name for name in required if isinstance(name, str)}
+            if isinstance(required, JArray)
+            else set()
+        )
         return properties, names, entity.name, entity.span, module
 
     def _portable(self, schema: Any, module: SpecModule) -> Any:
@@ -173,31 +217,50 @@ class _Linker:
         base = path.resolve()
         return _rewrite_refs(schema, base)
 
-    def _default_fits(self, default: Any, field: Any, what: str, noun: str, name: str, span: Span) -> bool:
+    def _default_fits(
+        self, default: Any, field: Any, what: str, noun: str, name: str, span: Span
+    ) -> bool:
         plain = to_plain(field)
         if "$ref" in str(plain) or is_valid(to_plain(default), plain):
             return True
         self.diags.error(
-            "brimley-default", f"{what}: the default of the inherited {noun} '{name}' does not match its type", span
+            "brimley-default",
+            f"{what}: the default of the inherited {noun} '{name}' does not match its type",
+            span,
         )
         return False
 
     def _context_param(
-        self, context: list[ContextParam], name: str, override: Any, field: Any, required: bool
+        self,
+        context: list[ContextParam],
+        name: str,
+        override: Any,
+        field: Any,
+        required: bool,
     ) -> None:
-        has_default = override.has_default or (isinstance(field, JObject) and "default" in field)
-        default = override.default if override.has_default else (field.get("default") if has_default else None)
+        has_default = override.has_default or (
+            isinstance(field, JObject) and "default" in field
+        )
+        default = (
+            override.default
+            if override.has_default
+            else (field.get("default") if has_default else None)
+        )
         optional = has_default or override.required is False
         for index, param in enumerate(context):
             if param.name == name and param.schema is None:
-                context[index] = ContextParam(name, param.path, field, not optional, default, param.span)
+                context[index] = ContextParam(
+                    name, param.path, field, not optional, default, param.span
+                )
                 return
 
     # ── SQL ────────────────────────────────────────────────────────────────────────────────────────────────
 
     def check_sql(self, tool: Tool, pending: Pending) -> None:
         properties = tool.input_schema.get("properties")
-        properties = properties if isinstance(properties, JObject) else JObject({}, tool.span)
+        properties = (
+            properties if isinstance(properties, JObject) else JObject({}, tool.span)
+        )
         declared: dict[str, Any] = {name: properties[name] for name in properties}
         declared.update({param.name: param.schema for param in tool.context_params})
         used: set[str] = set()
@@ -237,7 +300,10 @@ class _Linker:
         first = self.resource_names.setdefault(resource.name, resource.span)
         if first is not resource.span:
             self.diags.error(
-                "duplicate-name", f"{resource.name!r} is defined more than once", resource.span, ("first defined here", first)
+                "duplicate-name",
+                f"{resource.name!r} is defined more than once",
+                resource.span,
+                ("first defined here", first),
             )
         schema = resource.input_schema
         if resource.inherit is not None:
@@ -253,7 +319,9 @@ class _Linker:
             )
             return resource
         properties = schema.get("properties")
-        properties = properties if isinstance(properties, JObject) else JObject({}, schema.span)
+        properties = (
+            properties if isinstance(properties, JObject) else JObject({}, schema.span)
+        )
         in_path = {name: star for _, name, star in parts if name is not None}
         for name, star in in_path.items():
             label = f"{{{name}{'*' if star else ''}}}"
@@ -291,7 +359,10 @@ class _Linker:
 
     def check_resource_names(self) -> None:
         for name, span in self.resource_names.items():
-            for kind, table in (("tool", self.program.tools), ("entity", self.program.entities)):
+            for kind, table in (
+                ("tool", self.program.tools),
+                ("entity", self.program.entities),
+            ):
                 if name in table:
                     self.diags.error(
                         "duplicate-name",
@@ -308,7 +379,9 @@ def _inside_path(resource: Resource, start: int, end: int) -> Span:
     line = span.source.line_text(span.line)[span.col - 1 :]
     for skip in (0, 1):
         if line[skip : skip + len(resource.path)] == resource.path:
-            return Span(span.source, span.line, span.col + skip + start, max(1, end - start))
+            return Span(
+                span.source, span.line, span.col + skip + start, max(1, end - start)
+            )
     return span
 
 
@@ -322,7 +395,9 @@ def _unbindable(schema: Any) -> str | None:
     if kind == "array":
         items = plain.get("items")
         inner = _unbindable(items) if isinstance(items, dict) else None
-        if inner or (isinstance(items, dict) and items.get("type") in ("array", "object")):
+        if inner or (
+            isinstance(items, dict) and items.get("type") in ("array", "object")
+        ):
             return "a list of lists or objects"
         return None
     if kind == "object":
@@ -334,7 +409,11 @@ def _rewrite_refs(schema: Any, document: Any) -> Any:
     """Make `#…` and relative `x.schema.json` references of a field taken out of `document` (a .schema.json
     path) absolute, so they mean the same from any other file."""
     if isinstance(schema, JArray):
-        return JArray([_rewrite_refs(item, document) for item in schema], schema.span, schema.item_spans)
+        return JArray(
+            [_rewrite_refs(item, document) for item in schema],
+            schema.span,
+            schema.item_spans,
+        )
     if not isinstance(schema, JObject):
         return schema
     changes: dict[str, Any] = {}
@@ -359,7 +438,9 @@ def _absolute_ref(ref: str, document: Any) -> str:
     if not file_part:
         target = document.as_posix()
     elif file_part.endswith(".json"):
-        target = posixpath.normpath(posixpath.join(document.parent.as_posix(), unquote(file_part)))
+        target = posixpath.normpath(
+            posixpath.join(document.parent.as_posix(), unquote(file_part))
+        )
     else:
         return ref
     return quote(target) + ("#" + fragment if "#" in ref else "")
@@ -383,7 +464,9 @@ def _with_default(schema: Any, default: Any, span: Span) -> Any:
     return out.done()
 
 
-def _replace_object(schema: JObject, properties: JObject, required: list[str], spans: list[Span]) -> JObject:
+def _replace_object(
+    schema: JObject, properties: JObject, required: list[str], spans: list[Span]
+) -> JObject:
     """The object schema with new `properties` and `required` (in place of the old ones, `required` dropped
     when empty)."""
     out = Built(schema.span)
@@ -391,11 +474,15 @@ def _replace_object(schema: JObject, properties: JObject, required: list[str], s
         if key == "properties":
             out.put("properties", properties, schema.key_span(key))
             if required:
-                out.put("required", JArray(required, schema.span, tuple(spans)), schema.span)
+                out.put(
+                    "required", JArray(required, schema.span, tuple(spans)), schema.span
+                )
         elif key != "required":
             out.put(key, schema[key], schema.key_span(key), schema.value_span(key))
     if "properties" not in schema:
         out.put("properties", properties, schema.span)
         if required:
-            out.put("required", JArray(required, schema.span, tuple(spans)), schema.span)
+            out.put(
+                "required", JArray(required, schema.span, tuple(spans)), schema.span
+            )
     return out.done()

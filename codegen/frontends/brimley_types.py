@@ -35,7 +35,13 @@ PRIMITIVES: dict[str, dict[str, Any]] = {
     "datetime": {"type": "string", "format": "date-time"},
     "primitive": {"type": ["string", "number", "boolean"]},
 }
-ALIASES = {"str": "string", "integer": "int", "number": "float", "boolean": "bool", "any": "primitive"}
+ALIASES = {
+    "str": "string",
+    "integer": "int",
+    "number": "float",
+    "boolean": "bool",
+    "any": "primitive",
+}
 TYPE_NAMES = (*PRIMITIVES, *ALIASES)
 # Names people reach for from other languages, and what to write instead.
 _FOREIGN = {
@@ -100,7 +106,9 @@ class Block:
     schema: JObject
     context: list[ContextParam] = field(default_factory=list)
     inherit: Inherit | None = None
-    names: dict[str, Span] = field(default_factory=dict)  # every declared argument -> its name's span
+    names: dict[str, Span] = field(
+        default_factory=dict
+    )  # every declared argument -> its name's span
 
 
 @dataclass
@@ -113,7 +121,9 @@ class _Entry:
 
 
 def span_of(value: Any, parent: JObject, key: str) -> Span:
-    return value.span if isinstance(value, (JObject, JArray)) else parent.value_span(key)
+    return (
+        value.span if isinstance(value, (JObject, JArray)) else parent.value_span(key)
+    )
 
 
 def describe(value: Any) -> str:
@@ -138,7 +148,9 @@ class ArgumentLowering:
         self.diags = diags
         self.local_entities = local_entities
 
-    def error(self, code: str, message: str, span: Span, *notes: tuple[str, Span | None]) -> None:
+    def error(
+        self, code: str, message: str, span: Span, *notes: tuple[str, Span | None]
+    ) -> None:
         self.diags.error(code, message, span, *notes)
 
     # ── Types ───────────────────────────────────────────────────────────────────────────────────────────────
@@ -147,12 +159,18 @@ class ArgumentLowering:
         """A shorthand type — `int`, `string[]`, `Order`, `Order[]` — as a schema."""
         if not isinstance(text, str):
             self.error(
-                "brimley-type", f"{what}: a type is a name such as 'string' or 'Order[]', not {describe(text)}", span
+                "brimley-type",
+                f"{what}: a type is a name such as 'string' or 'Order[]', not {describe(text)}",
+                span,
             )
             return None
         match = TYPE_SPELLING.match(text.strip())
         if match is None:
-            self.error("brimley-type", f"{what}: {text!r} is not a type name (e.g. 'int', 'string[]', 'Order')", span)
+            self.error(
+                "brimley-type",
+                f"{what}: {text!r} is not a type name (e.g. 'int', 'string[]', 'Order')",
+                span,
+            )
             return None
         depth = len(match["list"]) // 2
         element = self._base(match["name"], span, what)
@@ -160,7 +178,9 @@ class ArgumentLowering:
             return None
         schema = Built(span)
         for key, value in element.items():
-            schema.put(key, JArray(value, span) if isinstance(value, list) else value, span)
+            schema.put(
+                key, JArray(value, span) if isinstance(value, list) else value, span
+            )
         out = schema.done()
         for _ in range(depth):
             wrapper = Built(span)
@@ -184,15 +204,22 @@ class ArgumentLowering:
                 "brimley-type",
                 f"{what}: unknown type '{name}'; did you mean {hint if ' ' in hint else repr(hint)}?",
                 span,
-                (f"types: {', '.join(TYPE_NAMES)}, T[] for a list; any other name is an entity", None),
+                (
+                    f"types: {', '.join(TYPE_NAMES)}, T[] for a list; any other name is an entity",
+                    None,
+                ),
             )
             return None
-        if not ENTITY_NAME.match(name):  # pragma: no cover - TYPE_SPELLING already allows only these
+        if not ENTITY_NAME.match(
+            name
+        ):  # pragma: no cover - TYPE_SPELLING already allows only these
             self.error("brimley-type", f"{what}: {name!r} is not a type name", span)
             return None
         return {"$ref": f"entity:{name}"}
 
-    def complex(self, entry: JObject, what: str, *, context: bool, inherited: bool) -> _Entry | None:
+    def complex(
+        self, entry: JObject, what: str, *, context: bool, inherited: bool
+    ) -> _Entry | None:
         """A complex entry `{type: …, default: …, enum: …, from_context: …, required: …}`."""
         ok = self._known_keys(entry, COMPLEX_KEYS, what)
         required_ok, required = self._required(entry, what)
@@ -206,23 +233,38 @@ class ArgumentLowering:
                 "brimley-type",
                 f"{what} has no 'type' (e.g. type: string)",
                 entry.span,
-                ("only an argument inherited through entity_ref may omit it, to add from_context or a default", None),
+                (
+                    "only an argument inherited through entity_ref may omit it, to add from_context or a default",
+                    None,
+                ),
             )
             return None
         base = self.type_name(entry["type"], entry.value_span("type"), what)
         if base is None:
             return None
         if required is True and "default" in entry:
-            self.error("brimley-key", f"{what}: a required argument has no default", entry.key_span("default"))
+            self.error(
+                "brimley-key",
+                f"{what}: a required argument has no default",
+                entry.key_span("default"),
+            )
             return None
         schema = self._decorate(base, entry, what)
         if schema is None:
             return None
-        is_required = required if required is not None else ("default" not in entry and path is None)
+        is_required = (
+            required
+            if required is not None
+            else ("default" not in entry and path is None)
+        )
         return _Entry(schema, is_required, path, path_span)
 
-    def _override(self, entry: JObject, what: str, path: str | None, required: bool | None) -> _Entry | None:
-        extra = [key for key in entry if key not in ("from_context", "default", "required")]
+    def _override(
+        self, entry: JObject, what: str, path: str | None, required: bool | None
+    ) -> _Entry | None:
+        extra = [
+            key for key in entry if key not in ("from_context", "default", "required")
+        ]
         if extra:
             self.error(
                 "brimley-arg-name",
@@ -239,7 +281,13 @@ class ArgumentLowering:
             has_default="default" in entry,
             required=required,
         )
-        return _Entry(None, False, path, entry.value_span("from_context") if path else None, override)
+        return _Entry(
+            None,
+            False,
+            path,
+            entry.value_span("from_context") if path else None,
+            override,
+        )
 
     def _known_keys(self, entry: JObject, known: tuple[str, ...], what: str) -> bool:
         ok = True
@@ -247,8 +295,14 @@ class ArgumentLowering:
             if key in known:
                 continue
             suggestion = near_miss(key, known)
-            hint = f"; did you mean '{suggestion}'?" if suggestion else f" (known keys: {', '.join(known)})"
-            self.error("brimley-key", f"{what}: unknown key '{key}'{hint}", entry.key_span(key))
+            hint = (
+                f"; did you mean '{suggestion}'?"
+                if suggestion
+                else f" (known keys: {', '.join(known)})"
+            )
+            self.error(
+                "brimley-key", f"{what}: unknown key '{key}'{hint}", entry.key_span(key)
+            )
             ok = False
         return ok
 
@@ -265,7 +319,9 @@ class ArgumentLowering:
             return False, None
         return True, value
 
-    def _context(self, entry: JObject, what: str, allowed: bool) -> tuple[str | None, Span | None, bool]:
+    def _context(
+        self, entry: JObject, what: str, allowed: bool
+    ) -> tuple[str | None, Span | None, bool]:
         """(path, its span, ok) of a `from_context` key."""
         if "from_context" not in entry:
             return None, None, True
@@ -317,31 +373,47 @@ class ArgumentLowering:
         for key in (*CONSTRAINTS, "minItems", "maxItems"):
             if key not in entry:
                 continue
-            applies = depth > 0 if key in ("minItems", "maxItems") else key in _APPLIES[kind]
+            applies = (
+                depth > 0 if key in ("minItems", "maxItems") else key in _APPLIES[kind]
+            )
             if not applies:
                 target = (
-                    "a single value" if key in ("minItems", "maxItems") else f"{'a list of ' * min(depth, 1)}{kind}"
+                    "a single value"
+                    if key in ("minItems", "maxItems")
+                    else f"{'a list of ' * min(depth, 1)}{kind}"
                 )
-                self.error("brimley-constraint", f"{what}: '{key}' does not apply to {target}", entry.key_span(key))
+                self.error(
+                    "brimley-constraint",
+                    f"{what}: '{key}' does not apply to {target}",
+                    entry.key_span(key),
+                )
                 ok = False
             elif not self._constraint_ok(entry, key, what):
                 ok = False
         if not ok or not self._bounds_agree(entry, what):
             return None
         if "description" in entry and not isinstance(entry["description"], str):
-            self.error("brimley-key", f"{what}: a description is a string", entry.value_span("description"))
+            self.error(
+                "brimley-key",
+                f"{what}: a description is a string",
+                entry.value_span("description"),
+            )
             return None
         if "enum" in entry and not self._enum_ok(entry, element, what):
             return None
         top = ("description", "default")
-        out = self._with(element, entry, (*top, *CONSTRAINTS) if depth == 0 else CONSTRAINTS)
+        out = self._with(
+            element, entry, (*top, *CONSTRAINTS) if depth == 0 else CONSTRAINTS
+        )
         for level in range(depth, 0, -1):
             keys = (*top, "minItems", "maxItems") if level == 1 else ()
             wrapper = Built(base.span)
             wrapper.put("type", "array", base.key_span("type"))
             for key in keys:
                 if key in entry:
-                    wrapper.put(key, entry[key], entry.key_span(key), entry.value_span(key))
+                    wrapper.put(
+                        key, entry[key], entry.key_span(key), entry.value_span(key)
+                    )
             wrapper.put("items", out, base.key_span("items"))
             out = wrapper.done()
         if "default" in entry and not self._default_ok(entry, out, what):
@@ -363,17 +435,27 @@ class ArgumentLowering:
         if key in ("minimum", "maximum"):
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 return True
-            self.error("brimley-constraint", f"{what}: '{key}' takes a number, not {describe(value)}", span)
+            self.error(
+                "brimley-constraint",
+                f"{what}: '{key}' takes a number, not {describe(value)}",
+                span,
+            )
             return False
         if key in _COUNTS:
             if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
                 return True
-            self.error("brimley-constraint", f"{what}: '{key}' takes a whole number ≥ 0, not {describe(value)}", span)
+            self.error(
+                "brimley-constraint",
+                f"{what}: '{key}' takes a whole number ≥ 0, not {describe(value)}",
+                span,
+            )
             return False
         if key == "pattern":
             if not isinstance(value, str):
                 self.error(
-                    "brimley-constraint", f"{what}: 'pattern' takes a regular expression, not {describe(value)}", span
+                    "brimley-constraint",
+                    f"{what}: 'pattern' takes a regular expression, not {describe(value)}",
+                    span,
                 )
                 return False
             try:
@@ -381,14 +463,20 @@ class ArgumentLowering:
                     warnings.simplefilter("ignore")
                     re.compile(value)
             except re.error as error:
-                self.error("brimley-constraint", f"{what}: the pattern is not a regular expression: {error}", span)
+                self.error(
+                    "brimley-constraint",
+                    f"{what}: the pattern is not a regular expression: {error}",
+                    span,
+                )
                 return False
             return True
         if key == "enum":
             if isinstance(value, JArray) and value:
                 return True
             self.error(
-                "brimley-constraint", f"{what}: 'enum' takes a non-empty list of values, not {describe(value)}", span
+                "brimley-constraint",
+                f"{what}: 'enum' takes a non-empty list of values, not {describe(value)}",
+                span,
             )
             return False
         return True  # pragma: no cover
@@ -397,7 +485,11 @@ class ArgumentLowering:
         for low, high in _BOUNDS:
             if low in entry and high in entry:
                 a, b = entry[low], entry[high]
-                if isinstance(a, (int, float)) and isinstance(b, (int, float)) and a > b:
+                if (
+                    isinstance(a, (int, float))
+                    and isinstance(b, (int, float))
+                    and a > b
+                ):
                     self.error(
                         "brimley-constraint",
                         f"{what}: {low} {a} is greater than {high} {b}",
@@ -438,7 +530,14 @@ class ArgumentLowering:
     # ── Blocks: arguments, config, fields, inline return shapes ─────────────────────────────────────────────
 
     def arguments(
-        self, node: Any, span: Span, what: str, *, context: bool, inherit: bool, noun: str = "argument"
+        self,
+        node: Any,
+        span: Span,
+        what: str,
+        *,
+        context: bool,
+        inherit: bool,
+        noun: str = "argument",
     ) -> Block | None:
         """An `arguments`-like mapping {entity_ref: …, inline: …} (also `config` and a mapping `return_shape`)."""
         if node is None:
@@ -455,13 +554,24 @@ class ArgumentLowering:
         inherited: Inherit | None = None
         if node.get("entity_ref") is not None:
             if not inherit:
-                self.error("brimley-entity-ref", f"{what}: entity_ref is not allowed here", node.key_span("entity_ref"))
+                self.error(
+                    "brimley-entity-ref",
+                    f"{what}: entity_ref is not allowed here",
+                    node.key_span("entity_ref"),
+                )
                 return None
             inherited = self._entity_ref(node, what)
             if inherited is None:
                 return None
         inline_span = node.value_span("inline") if "inline" in node else node.span
-        return self.inline(node.get("inline"), inline_span, what, context=context, inherited=inherited, noun=noun)
+        return self.inline(
+            node.get("inline"),
+            inline_span,
+            what,
+            context=context,
+            inherited=inherited,
+            noun=noun,
+        )
 
     def _entity_ref(self, node: JObject, what: str) -> Inherit | None:
         value = node["entity_ref"]
@@ -470,7 +580,11 @@ class ArgumentLowering:
             hint = ""
             if isinstance(value, str) and value.endswith("[]"):
                 hint = " (not a list: the arguments are the fields of one entity)"
-            self.error("brimley-entity-ref", f"{what}: entity_ref names one entity, e.g. 'Customer'{hint}", span)
+            self.error(
+                "brimley-entity-ref",
+                f"{what}: entity_ref names one entity, e.g. 'Customer'{hint}",
+                span,
+            )
             return None
         if ALIASES.get(value, value) in PRIMITIVES:
             self.error(
@@ -482,14 +596,23 @@ class ArgumentLowering:
         return Inherit(value, span)
 
     def inline(
-        self, node: Any, span: Span, what: str, *, context: bool, inherited: Inherit | None, noun: str = "argument"
+        self,
+        node: Any,
+        span: Span,
+        what: str,
+        *,
+        context: bool,
+        inherited: Inherit | None,
+        noun: str = "argument",
     ) -> Block | None:
         """Named types in shorthand, complex (mixed entry by entry) or JSON Schema mode."""
         if node is None:
             return Block(_object(span, Built(span).done(), [], []), inherit=inherited)
         if not isinstance(node, JObject):
             self.error(
-                "brimley-shape", f"{what}: 'inline' is a mapping of argument names to types, not {describe(node)}", span
+                "brimley-shape",
+                f"{what}: 'inline' is a mapping of argument names to types, not {describe(node)}",
+                span,
             )
             return None
         if "properties" in node:
@@ -505,7 +628,9 @@ class ArgumentLowering:
             block.names[name] = name_span
             entry_what = f"{what}: {noun} '{name}'"
             if isinstance(value, JObject):
-                entry = self.complex(value, entry_what, context=context, inherited=inherited is not None)
+                entry = self.complex(
+                    value, entry_what, context=context, inherited=inherited is not None
+                )
             else:
                 schema = self.type_name(value, node.value_span(name), entry_what)
                 entry = _Entry(schema, True) if schema is not None else None
@@ -513,17 +638,28 @@ class ArgumentLowering:
                 ok = False
                 continue
             if entry.override is not None:
-                overrides.append(Override(name, name_span, *(_override_fields(entry.override))))
+                overrides.append(
+                    Override(name, name_span, *(_override_fields(entry.override)))
+                )
                 if entry.context is not None:
-                    block.context.append(ContextParam(name, entry.context, None, False, None, name_span))
+                    block.context.append(
+                        ContextParam(name, entry.context, None, False, None, name_span)
+                    )
                 continue
             assert entry.schema is not None
             if entry.context is not None:
                 default = entry.schema.get("default")
                 has_default = "default" in entry.schema
-                optional = has_default or (isinstance(value, JObject) and value.get("required") is False)
+                optional = has_default or (
+                    isinstance(value, JObject) and value.get("required") is False
+                )
                 context_param = ContextParam(
-                    name, entry.context, entry.schema, not optional, default if has_default else None, name_span
+                    name,
+                    entry.context,
+                    entry.schema,
+                    not optional,
+                    default if has_default else None,
+                    name_span,
                 )
                 block.context.append(context_param)
                 continue
@@ -538,7 +674,9 @@ class ArgumentLowering:
         block.schema = _object(node.span, properties.done(), required, required_spans)
         return block
 
-    def _json_schema(self, node: JObject, what: str, inherited: Inherit | None, noun: str) -> Block | None:
+    def _json_schema(
+        self, node: JObject, what: str, inherited: Inherit | None, noun: str
+    ) -> Block | None:
         """The JSON Schema mode: `inline` is an object schema; Brimley tools still accept no undeclared keys."""
         before = len(self.diags)
         check_dialect(node, self.diags)
@@ -547,7 +685,9 @@ class ArgumentLowering:
         properties = node["properties"]
         if not isinstance(properties, JObject):
             self.error(
-                "brimley-shape", f"{what}: 'properties' is a mapping of names to schemas", node.value_span("properties")
+                "brimley-shape",
+                f"{what}: 'properties' is a mapping of names to schemas",
+                node.value_span("properties"),
             )
             return None
         for name, schema in properties.items():
@@ -561,14 +701,27 @@ class ArgumentLowering:
                 return None
         kind = node.get("type", "object")
         if kind != "object":
-            self.error("brimley-shape", f"{what}: an inline JSON Schema has type 'object'", node.value_span("type"))
+            self.error(
+                "brimley-shape",
+                f"{what}: an inline JSON Schema has type 'object'",
+                node.value_span("type"),
+            )
             return None
         out = Built(node.span)
-        out.put("type", "object", node.key_span("type") if "type" in node else node.span)
+        out.put(
+            "type", "object", node.key_span("type") if "type" in node else node.span
+        )
         for key, value in node.items():
             if key != "type":
                 out.put(key, value, node.key_span(key), node.value_span(key))
-        if not any(key in node for key in ("additionalProperties", "unevaluatedProperties", "patternProperties")):
+        if not any(
+            key in node
+            for key in (
+                "additionalProperties",
+                "unevaluatedProperties",
+                "patternProperties",
+            )
+        ):
             out.put("additionalProperties", False, node.span)
         block = Block(out.done(), inherit=inherited)
         block.names = {name: properties.key_span(name) for name in properties}
@@ -576,10 +729,17 @@ class ArgumentLowering:
 
 
 def _override_fields(override: Override) -> tuple[Any, ...]:
-    return (override.from_context, override.default, override.has_default, override.required)
+    return (
+        override.from_context,
+        override.default,
+        override.has_default,
+        override.required,
+    )
 
 
-def _object(span: Span, properties: JObject, required: list[str], required_spans: list[Span]) -> JObject:
+def _object(
+    span: Span, properties: JObject, required: list[str], required_spans: list[Span]
+) -> JObject:
     """{"type": "object", ["description"], "properties", ["required"], "additionalProperties": false} — gram's."""
     out = Built(span)
     out.put("type", "object")

@@ -71,28 +71,44 @@ def load_yaml(source: SourceFile, text: str, offset: int, diags: Diagnostics) ->
             loader.dispose()
     except _TooDeep as error:
         index = offset + error.mark.index
-        diags.error("brimley-yaml", f"the YAML is nested more than {MAX_DEPTH} levels deep", source.span(index))
+        diags.error(
+            "brimley-yaml",
+            f"the YAML is nested more than {MAX_DEPTH} levels deep",
+            source.span(index),
+        )
         raise SpecError("too deep") from None
     except yaml.MarkedYAMLError as error:
         _syntax_error(source, offset, error, diags)
     except yaml.reader.ReaderError as error:
-        character = error.character if isinstance(error.character, int) else ord(error.character)
+        character = (
+            error.character
+            if isinstance(error.character, int)
+            else ord(error.character)
+        )
         message = f"the file holds a character YAML does not allow (U+{character:04X})"
         diags.error("brimley-yaml", message, source.span(offset + error.position))
         raise SpecError(message) from None
     except yaml.YAMLError as error:  # pragma: no cover - PyYAML marks what it reports
-        diags.error("brimley-yaml", f"the YAML cannot be read: {error}", source.span(offset))
+        diags.error(
+            "brimley-yaml", f"the YAML cannot be read: {error}", source.span(offset)
+        )
         raise SpecError(str(error)) from None
     if node is None:
         return None
     return _Converter(source, offset, diags).convert(node)
 
 
-def _syntax_error(source: SourceFile, offset: int, error: yaml.MarkedYAMLError, diags: Diagnostics) -> None:
+def _syntax_error(
+    source: SourceFile, offset: int, error: yaml.MarkedYAMLError, diags: Diagnostics
+) -> None:
     mark = error.problem_mark or error.context_mark
     problem = error.problem or error.context or "invalid YAML"
     notes = []
-    if error.context and error.context_mark is not None and error.problem_mark is not None:
+    if (
+        error.context
+        and error.context_mark is not None
+        and error.problem_mark is not None
+    ):
         notes.append((error.context, source.span(offset + error.context_mark.index)))
     span = source.span(offset + mark.index) if mark is not None else source.span(offset)
     diags.error("brimley-yaml", f"YAML syntax: {problem}", span, *notes)
@@ -107,7 +123,9 @@ class _Converter:
         self.offset = offset
         self.diags = diags
         self.count = 0
-        self.constructor = yaml.SafeLoader("")  # for scalar values only: ints, floats, booleans, timestamps
+        self.constructor = yaml.SafeLoader(
+            ""
+        )  # for scalar values only: ints, floats, booleans, timestamps
 
     def span(self, node: Node) -> Span:
         start = self.offset + node.start_mark.index
@@ -134,7 +152,10 @@ class _Converter:
         if depth > MAX_DEPTH:
             self.fail(f"the YAML is nested more than {MAX_DEPTH} levels deep", node)
         if id(node) in ancestors:
-            self.fail("this alias refers to a value that contains it (a recursive alias)", node)
+            self.fail(
+                "this alias refers to a value that contains it (a recursive alias)",
+                node,
+            )
         if isinstance(node, ScalarNode):
             return self._scalar(node)
         inner = ancestors | {id(node)}
@@ -142,10 +163,16 @@ class _Converter:
             if node.tag != _SEQ:
                 self.fail(f"unsupported YAML tag {node.tag!r}: use plain lists", node)
             items = [self._value(item, depth + 1, inner) for item in node.value]
-            return JArray(items, self.span(node), tuple(self._item_span(item) for item in node.value))
+            return JArray(
+                items,
+                self.span(node),
+                tuple(self._item_span(item) for item in node.value),
+            )
         if isinstance(node, MappingNode):
             if node.tag != _MAP:
-                self.fail(f"unsupported YAML tag {node.tag!r}: use plain mappings", node)
+                self.fail(
+                    f"unsupported YAML tag {node.tag!r}: use plain mappings", node
+                )
             return self._mapping(node, depth, inner)
         self.fail("unsupported YAML node", node)  # pragma: no cover
         return None
@@ -155,7 +182,10 @@ class _Converter:
 
     def _scalar(self, node: ScalarNode) -> Any:
         if node.tag not in _SCALAR_TAGS:
-            self.fail(f"unsupported YAML tag {node.tag!r}: a spec holds plain strings, numbers and booleans", node)
+            self.fail(
+                f"unsupported YAML tag {node.tag!r}: a spec holds plain strings, numbers and booleans",
+                node,
+            )
         if node.tag == _STR:
             return node.value
         value = self.constructor.construct_object(node, deep=True)
@@ -167,7 +197,9 @@ class _Converter:
             return value.isoformat()
         return value
 
-    def _mapping(self, node: MappingNode, depth: int, ancestors: frozenset[int]) -> JObject:
+    def _mapping(
+        self, node: MappingNode, depth: int, ancestors: frozenset[int]
+    ) -> JObject:
         items: dict[str, Any] = {}
         key_spans: dict[str, Span] = {}
         value_spans: dict[str, Span] = {}
@@ -177,7 +209,9 @@ class _Converter:
                 merged.extend(self._merge(value_node, depth, ancestors))
                 continue
             if not isinstance(key_node, ScalarNode):
-                self.fail("a key must be a plain string, not a list or a mapping", key_node)
+                self.fail(
+                    "a key must be a plain string, not a list or a mapping", key_node
+                )
             key = str(key_node.value)
             if key in items:
                 self.diags.error(
@@ -190,14 +224,18 @@ class _Converter:
             items[key] = self._value(value_node, depth + 1, ancestors)
             key_spans[key] = self.span(key_node)
             value_spans[key] = self.span(value_node)
-        if merged:  # `<<: *base` — explicit keys win; merged keys come first, as PyYAML orders them
+        if (
+            merged
+        ):  # `<<: *base` — explicit keys win; merged keys come first, as PyYAML orders them
             front = {k: (v, ks, vs) for k, v, ks, vs in merged if k not in items}
             items = {**{k: v[0] for k, v in front.items()}, **items}
             key_spans = {**{k: v[1] for k, v in front.items()}, **key_spans}
             value_spans = {**{k: v[2] for k, v in front.items()}, **value_spans}
         return JObject(items, self.span(node), key_spans, value_spans)
 
-    def _merge(self, node: Node, depth: int, ancestors: frozenset[int]) -> list[tuple[str, Any, Span, Span]]:
+    def _merge(
+        self, node: Node, depth: int, ancestors: frozenset[int]
+    ) -> list[tuple[str, Any, Span, Span]]:
         sources = node.value if isinstance(node, SequenceNode) else [node]
         found: list[tuple[str, Any, Span, Span]] = []
         seen: set[str] = set()
@@ -208,5 +246,7 @@ class _Converter:
             for key in value:
                 if key not in seen:  # earlier mappings in the list win
                     seen.add(key)
-                    found.append((key, value[key], value.key_span(key), value.value_span(key)))
+                    found.append(
+                        (key, value[key], value.key_span(key), value.value_span(key))
+                    )
         return found

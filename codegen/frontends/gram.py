@@ -25,7 +25,17 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, SourceFile, SpecError, Span
 from ..ir import Agent, Entity, JArray, JObject, SpecModule, Tool
-from .gram_syntax import Document, GramSyntaxError, Name, Node, Path, Reference, Subject, SubjectPattern, parse_gram
+from .gram_syntax import (
+    Document,
+    GramSyntaxError,
+    Name,
+    Node,
+    Path,
+    Reference,
+    Subject,
+    SubjectPattern,
+    parse_gram,
+)
 from .gram_types import (
     BUILTIN_TYPES,
     TYPE_NAME,
@@ -40,7 +50,9 @@ from .gram_types import (
 
 __all__ = ["load_gram_file", "check_parameter_identity"]
 
-TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,127}\Z")  # the same rule as the JSON front end
+TOOL_NAME = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_.\-]{0,127}\Z"
+)  # the same rule as the JSON front end
 ROLES = ("Tool", "Agent", "Entity")
 VOID = ("Void", "Unit")
 _TEXT_KINDS = ("string", "tagged")
@@ -59,7 +71,9 @@ def _parse(source: SourceFile, diags: Diagnostics) -> Document:
         return parse_gram(text)
     except GramSyntaxError as error:
         notes = [(note, source.span(offset)) for note, offset in error.notes]
-        diags.error("gram-syntax", error.message, source.span(error.start, error.end), *notes)
+        diags.error(
+            "gram-syntax", error.message, source.span(error.start, error.end), *notes
+        )
         raise SpecError(error.message) from None
 
 
@@ -75,17 +89,28 @@ class _Param:
 
 class _Lowering:
     """Lowers one parsed file. Two passes: declare every typed parameter (so identity is checked in document order
-    and bare references resolve whatever their position), then build tools, agents and entities."""
+    and bare references resolve whatever their position), then build tools, agents and entities.
+    """
 
-    def __init__(self, source: SourceFile, diags: Diagnostics, document: Document) -> None:
+    def __init__(
+        self, source: SourceFile, diags: Diagnostics, document: Document
+    ) -> None:
         self.source = source
         self.diags = diags
         self.document = document
-        self.roles: dict[int, str | None] = {}  # id(subject pattern) -> role; diagnosed once
-        self.role_errors: set[int] = set()  # patterns whose labels were already reported
+        self.roles: dict[int, str | None] = (
+            {}
+        )  # id(subject pattern) -> role; diagnosed once
+        self.role_errors: set[int] = (
+            set()
+        )  # patterns whose labels were already reported
         self.types = TypeLowering(source, diags, self._local_entities())
-        self.params: dict[str, _Param] = {}  # parameter name -> its first declaration in this file
-        self.lowered: dict[int, _Param | None] = {}  # id(node) -> its lowering; every node is lowered once
+        self.params: dict[str, _Param] = (
+            {}
+        )  # parameter name -> its first declaration in this file
+        self.lowered: dict[int, _Param | None] = (
+            {}
+        )  # id(node) -> its lowering; every node is lowered once
 
     def span(self, node: Any) -> Span:
         return self.source.span(node.start, node.end)
@@ -106,10 +131,19 @@ class _Lowering:
                     'such as [name:Tool {description: "…"} | (x::Text)==>(::String)]',
                     self.span(element),
                 )
-        return SpecModule(self.source, tools=tuple(tools), entities=tuple(entities), agents=tuple(agents))
+        return SpecModule(
+            self.source,
+            tools=tuple(tools),
+            entities=tuple(entities),
+            agents=tuple(agents),
+        )
 
     def _subject_pattern(
-        self, pattern: SubjectPattern, tools: list[Tool], entities: list[Entity], agents: list[Agent]
+        self,
+        pattern: SubjectPattern,
+        tools: list[Tool],
+        entities: list[Entity],
+        agents: list[Agent],
     ) -> None:
         role = self._role(pattern)
         if role == "Tool":
@@ -145,7 +179,9 @@ class _Lowering:
         roles = [label for label in labels if label.name.text in ROLES]
         distinct = {label.name.text for label in roles}
         if len(distinct) > 1:
-            second = next(label for label in roles if label.name.text != roles[0].name.text)
+            second = next(
+                label for label in roles if label.name.text != roles[0].name.text
+            )
             self.diags.error(
                 "gram-labels",
                 f"a pattern is one of Tool, Agent or Entity, not both '{roles[0].name.text}' and '{second.name.text}'",
@@ -159,7 +195,9 @@ class _Lowering:
             suggestion = near_miss(label.name.text, ROLES)
             if suggestion:
                 self.diags.error(
-                    "gram-labels", f"unknown label '{label.name.text}'; did you mean '{suggestion}'?", self.span(label)
+                    "gram-labels",
+                    f"unknown label '{label.name.text}'; did you mean '{suggestion}'?",
+                    self.span(label),
                 )
                 self.role_errors.add(id(pattern))
                 return None
@@ -180,7 +218,11 @@ class _Lowering:
         """Pass 1: lower every typed parameter node in document order; the first declaration of a name wins and
         every later one must agree with it on the type."""
         for node, owner in self._parameter_nodes():
-            if node.subject is None or node.subject.labels or node.subject.record is not None:
+            if (
+                node.subject is None
+                or node.subject.labels
+                or node.subject.record is not None
+            ):
                 param = self._lower_param(node, owner)
                 if param is not None:
                     self._declare(param)
@@ -193,11 +235,16 @@ class _Lowering:
             elif isinstance(element, SubjectPattern):
                 yield from self._parameter_nodes_in(element)
 
-    def _parameter_nodes_in(self, pattern: SubjectPattern) -> Iterator[tuple[Node, str]]:
+    def _parameter_nodes_in(
+        self, pattern: SubjectPattern
+    ) -> Iterator[tuple[Node, str]]:
         role = self._role(pattern)
         if role == "Agent":
             for element in pattern.elements:
-                if isinstance(element, SubjectPattern) and self._role(element) == "Tool":
+                if (
+                    isinstance(element, SubjectPattern)
+                    and self._role(element) == "Tool"
+                ):
                     yield from self._parameter_nodes_in(element)
         elif role == "Tool":
             signature = [e for e in pattern.elements if not _is_config(e)]
@@ -220,7 +267,9 @@ class _Lowering:
                 (f"'{param.name}' first declared here", first.name_span),
             )
 
-    def _lower_param(self, node: Node, owner: str, kind: str = "parameter") -> _Param | None:
+    def _lower_param(
+        self, node: Node, owner: str, kind: str = "parameter"
+    ) -> _Param | None:
         """A typed node (name::Type {record}) lowered once; later calls return the same result."""
         key = id(node)
         if key not in self.lowered:
@@ -234,7 +283,11 @@ class _Lowering:
             return None
         what = f"{kind} '{name.text}'"
         if not subject.labels:
-            self.diags.error("gram-labels", f"{what} has no type label; write ({name.text}::Text)", self.span(subject))
+            self.diags.error(
+                "gram-labels",
+                f"{what} has no type label; write ({name.text}::Text)",
+                self.span(subject),
+            )
             return None
         if len(subject.labels) > 1:
             shown = ", ".join(f"'{label.name.text}'" for label in subject.labels)
@@ -244,22 +297,38 @@ class _Lowering:
                 self.span(subject.labels[1]),
             )
             return None
-        entries = self.types.entries(subject.record.entries, what) if subject.record else {}
+        entries = (
+            self.types.entries(subject.record.entries, what) if subject.record else {}
+        )
         if entries is None:
             return None
         label = subject.labels[0]
-        spec = TypeSpec(label.name.text, self.span(label.name), entries, self.span(node), what)
+        spec = TypeSpec(
+            label.name.text, self.span(label.name), entries, self.span(node), what
+        )
         schema = self.types.lower(spec)
-        return _Param(name.text, self.span(name), schema, owner) if schema is not None else None
+        return (
+            _Param(name.text, self.span(name), schema, owner)
+            if schema is not None
+            else None
+        )
 
-    def _node_name(self, subject: Subject | None, node: Node, owner: str, kind: str) -> Name | None:
+    def _node_name(
+        self, subject: Subject | None, node: Node, owner: str, kind: str
+    ) -> Name | None:
         identifier = subject.identifier if subject else None
         if identifier is None:
-            self.diags.error("gram-param-name", f"a {kind} of {owner} has no name; write (name::Type)", self.span(node))
+            self.diags.error(
+                "gram-param-name",
+                f"a {kind} of {owner} has no name; write (name::Type)",
+                self.span(node),
+            )
             return None
         if identifier.kind == "integer":
             self.diags.error(
-                "gram-param-name", f"a {kind} name is a name, not the number {identifier.text}", self.span(identifier)
+                "gram-param-name",
+                f"a {kind} name is a name, not the number {identifier.text}",
+                self.span(identifier),
             )
             return None
         return identifier
@@ -267,10 +336,17 @@ class _Lowering:
     def _param_for(self, node: Node, owner: str) -> _Param | None:
         """Pass 2: a signature node's parameter — its own declaration, or a bare reference to one elsewhere."""
         subject = node.subject
-        if subject is not None and subject.identifier and not subject.labels and subject.record is None:
+        if (
+            subject is not None
+            and subject.identifier
+            and not subject.labels
+            and subject.record is None
+        ):
             declared = self.params.get(subject.identifier.text)
             if declared is not None:
-                return _Param(declared.name, self.span(subject.identifier), declared.schema, owner)
+                return _Param(
+                    declared.name, self.span(subject.identifier), declared.schema, owner
+                )
             self.diags.error(
                 "gram-labels",
                 f"parameter '{subject.identifier.text}' has no type label and is declared nowhere else in this file; "
@@ -285,11 +361,15 @@ class _Lowering:
     def _tool(self, pattern: SubjectPattern, group: str | None) -> Tool | None:
         subject = pattern.subject
         assert subject is not None  # it carries the Tool label
-        name = self._pattern_name(subject, "tool", '[greet:Tool {description: "…"} | …]')
+        name = self._pattern_name(
+            subject, "tool", '[greet:Tool {description: "…"} | …]'
+        )
         if name is None or not self._valid_tool_name(name):
             return None
         what = f"tool '{name.text}'"
-        entries = self.types.entries(subject.record.entries, what) if subject.record else {}
+        entries = (
+            self.types.entries(subject.record.entries, what) if subject.record else {}
+        )
         if entries is None:
             return None
         description = self._description(entries, what, self.span(name), required=True)
@@ -322,7 +402,9 @@ class _Lowering:
         )
         return False
 
-    def _signature(self, pattern: SubjectPattern, name: Name) -> tuple[JObject, JObject | None, bool] | None:
+    def _signature(
+        self, pattern: SubjectPattern, name: Name
+    ) -> tuple[JObject, JObject | None, bool] | None:
         """The one element of a tool: a path whose last node is the return type and the others the parameters."""
         path = self._signature_path(pattern, name)
         if path is None:
@@ -339,25 +421,39 @@ class _Lowering:
         """The tool's instantiation config, from a `[:Config | (apiKey::Text), (limit::Int {default: 5})]`
         element: its nodes are fields, like an entity's, making a closed object schema. None when there is
         none, False after an error."""
-        configs = [e for e in pattern.elements if isinstance(e, SubjectPattern) and _is_config(e)]
+        configs = [
+            e
+            for e in pattern.elements
+            if isinstance(e, SubjectPattern) and _is_config(e)
+        ]
         if not configs:
             return None
         what = f"the config of tool '{name.text}'"
         if len(configs) > 1:
             self.diags.error(
-                "gram-config", f"tool '{name.text}' has more than one [:Config | …] element", self.span(configs[1])
+                "gram-config",
+                f"tool '{name.text}' has more than one [:Config | …] element",
+                self.span(configs[1]),
             )
             return False
         config = configs[0]
         assert config.subject is not None
-        entries = self.types.entries(config.subject.record.entries, what) if config.subject.record else {}
+        entries = (
+            self.types.entries(config.subject.record.entries, what)
+            if config.subject.record
+            else {}
+        )
         if entries is None:
             return False
-        description = self._description(entries, what, self.span(config.subject), required=False)
+        description = self._description(
+            entries, what, self.span(config.subject), required=False
+        )
         for key in entries:
             if key != "description":
                 self.diags.warning(
-                    "gram-key", f"{what}: the key '{key}' means nothing here and is ignored", self.span(entries[key].key)
+                    "gram-key",
+                    f"{what}: the key '{key}' means nothing here and is ignored",
+                    self.span(entries[key].key),
                 )
         schema = self._entity_schema(config, what, description)
         return schema if schema is not None else False
@@ -428,7 +524,11 @@ class _Lowering:
             return None, True
         what = f"the return type of {owner}"
         if not subject.labels:
-            self.diags.error("gram-labels", f"{what} has no type label; write (::String)", self.span(subject))
+            self.diags.error(
+                "gram-labels",
+                f"{what} has no type label; write (::String)",
+                self.span(subject),
+            )
             return None
         if len(subject.labels) > 1:
             self.diags.error(
@@ -440,13 +540,23 @@ class _Lowering:
         label = subject.labels[0]
         if label.name.text in VOID:
             return None, True
-        entries = self.types.entries(subject.record.entries, what) if subject.record else {}
+        entries = (
+            self.types.entries(subject.record.entries, what) if subject.record else {}
+        )
         if entries is None:
             return None
         if "default" in entries:
-            self.diags.error("gram-default", f"{what} cannot have a default", self.span(entries["default"].key))
+            self.diags.error(
+                "gram-default",
+                f"{what} cannot have a default",
+                self.span(entries["default"].key),
+            )
             return None
-        schema = self.types.lower(TypeSpec(label.name.text, self.span(label.name), entries, self.span(node), what))
+        schema = self.types.lower(
+            TypeSpec(
+                label.name.text, self.span(label.name), entries, self.span(node), what
+            )
+        )
         return (schema, False) if schema is not None else None
 
     # ── Agents and entities ─────────────────────────────────────────────────────────────────────────────────────
@@ -454,11 +564,15 @@ class _Lowering:
     def _agent(self, pattern: SubjectPattern, tools: list[Tool]) -> Agent | None:
         subject = pattern.subject
         assert subject is not None
-        name = self._pattern_name(subject, "agent", '[helper:Agent {description: "…"} | [greet:Tool …]]')
+        name = self._pattern_name(
+            subject, "agent", '[helper:Agent {description: "…"} | [greet:Tool …]]'
+        )
         if name is None:
             return None
         what = f"agent '{name.text}'"
-        entries = self.types.entries(subject.record.entries, what) if subject.record else {}
+        entries = (
+            self.types.entries(subject.record.entries, what) if subject.record else {}
+        )
         if entries is None:
             return None
         description = self._description(entries, what, self.span(name), required=False)
@@ -467,7 +581,13 @@ class _Lowering:
             tool_name = self._agent_element(element, name.text, tools)
             if tool_name is not None and tool_name not in names:
                 names.append(tool_name)
-        return Agent(name.text, self.span(name), description, tuple(names), self._metadata(entries))
+        return Agent(
+            name.text,
+            self.span(name),
+            description,
+            tuple(names),
+            self._metadata(entries),
+        )
 
     def _agent_element(self, element: Any, agent: str, tools: list[Tool]) -> str | None:
         """A nested tool (compiled, grouped under the agent) or the name of a tool defined elsewhere."""
@@ -489,11 +609,15 @@ class _Lowering:
     def _entity(self, pattern: SubjectPattern) -> Entity | None:
         subject = pattern.subject
         assert subject is not None
-        name = self._pattern_name(subject, "entity", '[User:Entity {description: "…"} | (name::Text)]')
+        name = self._pattern_name(
+            subject, "entity", '[User:Entity {description: "…"} | (name::Text)]'
+        )
         if name is None or not self._valid_entity_name(name):
             return None
         what = f"entity '{name.text}'"
-        entries = self.types.entries(subject.record.entries, what) if subject.record else {}
+        entries = (
+            self.types.entries(subject.record.entries, what) if subject.record else {}
+        )
         if entries is None:
             return None
         description = self._description(entries, what, self.span(name), required=False)
@@ -505,10 +629,18 @@ class _Lowering:
                     self.span(entries[key].key),
                 )
         schema = self._entity_schema(pattern, what, description)
-        return Entity(name.text, self.span(name), description, schema) if schema is not None else None
+        return (
+            Entity(name.text, self.span(name), description, schema)
+            if schema is not None
+            else None
+        )
 
     def _valid_entity_name(self, name: Name) -> bool:
-        if name.kind != "integer" and TYPE_NAME.match(name.text) and name.text not in (*BUILTIN_TYPES, *VOID):
+        if (
+            name.kind != "integer"
+            and TYPE_NAME.match(name.text)
+            and name.text not in (*BUILTIN_TYPES, *VOID)
+        ):
             return True
         self.diags.error(
             "gram-entity",
@@ -517,7 +649,9 @@ class _Lowering:
         )
         return False
 
-    def _entity_schema(self, pattern: SubjectPattern, what: str, description: str | None) -> JObject | None:
+    def _entity_schema(
+        self, pattern: SubjectPattern, what: str, description: str | None
+    ) -> JObject | None:
         """An entity's fields are its elements, each a node (name::Type {record}) like a parameter."""
         span = self.span(pattern)
         properties = Built(span)
@@ -531,7 +665,9 @@ class _Lowering:
                 continue
             if field.name in properties.items:
                 self.diags.error(
-                    "gram-param-name", f"{what}: the field '{field.name}' is declared twice", field.name_span
+                    "gram-param-name",
+                    f"{what}: the field '{field.name}' is declared twice",
+                    field.name_span,
                 )
                 ok = False
                 continue
@@ -541,13 +677,17 @@ class _Lowering:
                 required_spans.append(field.name_span)
         if not ok:
             return None
-        return _object_schema(span, properties.done(), required, required_spans, description)
+        return _object_schema(
+            span, properties.done(), required, required_spans, description
+        )
 
     def _entity_field(self, element: Any, what: str) -> _Param | None:
         if isinstance(element, Path) and len(element.nodes) == 1:
             return self._lower_param(element.nodes[0], what, "field")
         self.diags.error(
-            "gram-entity", f"{what}: each element is one field node, e.g. (name::Text)", self.span(element)
+            "gram-entity",
+            f"{what}: each element is one field node, e.g. (name::Text)",
+            self.span(element),
         )
         return None
 
@@ -556,10 +696,14 @@ class _Lowering:
     def _pattern_name(self, subject: Subject, kind: str, example: str) -> Name | None:
         if subject.identifier is None:
             code = "gram-tool-name" if kind == "tool" else f"gram-{kind}"
-            self.diags.error(code, f"this {kind} has no name; write {example}", self.span(subject))
+            self.diags.error(
+                code, f"this {kind} has no name; write {example}", self.span(subject)
+            )
         return subject.identifier
 
-    def _description(self, entries: dict[str, Any], what: str, span: Span, required: bool) -> str | None:
+    def _description(
+        self, entries: dict[str, Any], what: str, span: Span, required: bool
+    ) -> str | None:
         entry = entries.get("description")
         if entry is None:
             if required:
@@ -570,16 +714,28 @@ class _Lowering:
                 )
             return None
         if entry.value.kind not in _TEXT_KINDS:
-            self.diags.error("gram-description", f"{what}: a description is a quoted string", self.span(entry.value))
+            self.diags.error(
+                "gram-description",
+                f"{what}: a description is a quoted string",
+                self.span(entry.value),
+            )
             return None
         if not entry.value.data.strip():
-            self.diags.error("gram-description", f"{what} has an empty description", self.span(entry.value))
+            self.diags.error(
+                "gram-description",
+                f"{what} has an empty description",
+                self.span(entry.value),
+            )
             return None
         return str(entry.value.data)
 
     def _metadata(self, entries: dict[str, Any]) -> dict[str, Any]:
         """Record keys other than the description, as plain JSON values (sorted, like the JSON front end)."""
-        return {key: plain(entries[key].value, self.source.text) for key in sorted(entries) if key != "description"}
+        return {
+            key: plain(entries[key].value, self.source.text)
+            for key in sorted(entries)
+            if key != "description"
+        }
 
 
 def _object_schema(
@@ -604,7 +760,9 @@ def _object_schema(
 def _is_config(element: Any) -> bool:
     """A `[:Config | …]` element of a tool: its instantiation config."""
     subject = element.subject if isinstance(element, SubjectPattern) else None
-    return subject is not None and [label.name.text for label in subject.labels] == ["Config"]
+    return subject is not None and [label.name.text for label in subject.labels] == [
+        "Config"
+    ]
 
 
 def _parameter_nodes(path: Path) -> list[Node]:
@@ -620,7 +778,9 @@ def _is_declaration(path: Path) -> bool:
     if len(path.nodes) != 1:
         return False
     subject = path.nodes[0].subject
-    return subject is not None and subject.identifier is not None and bool(subject.labels)
+    return (
+        subject is not None and subject.identifier is not None and bool(subject.labels)
+    )
 
 
 # ── Across files ────────────────────────────────────────────────────────────────────────────────────────────────
@@ -630,7 +790,9 @@ def check_parameter_identity(modules: Iterable[SpecModule], diags: Diagnostics) 
     """Global parameter identity across gram files (within a file `load_gram_file` already checks it):
     a parameter name used by tools of different `.gram` files must have one type. For the driver to call once
     every file is loaded; it keeps no state between runs."""
-    first: dict[str, tuple[str, Span, str, str]] = {}  # name -> (type key, span, tool, file)
+    first: dict[str, tuple[str, Span, str, str]] = (
+        {}
+    )  # name -> (type key, span, tool, file)
     for module in modules:
         if not module.source.path.name.endswith(".gram"):
             continue
@@ -639,7 +801,15 @@ def check_parameter_identity(modules: Iterable[SpecModule], diags: Diagnostics) 
             if not isinstance(properties, JObject):
                 continue
             for name, schema in properties.items():
-                _compare(name, schema, properties.key_span(name), tool.name, module.source.display, first, diags)
+                _compare(
+                    name,
+                    schema,
+                    properties.key_span(name),
+                    tool.name,
+                    module.source.display,
+                    first,
+                    diags,
+                )
 
 
 def _compare(

@@ -47,7 +47,9 @@ class Value:
     data: Any
     start: int
     end: int
-    text: str = ""  # the source text of scalars (measurements and ranges are kept as written)
+    text: str = (
+        ""  # the source text of scalars (measurements and ranges are kept as written)
+    )
     tag: str | None = None  # tagged strings: date`2024-04-05` has tag "date"
 
 
@@ -158,7 +160,13 @@ class Document:
 class GramSyntaxError(Exception):
     """A syntax error: what went wrong, where (offsets), and notes that point elsewhere."""
 
-    def __init__(self, message: str, start: int, end: int, notes: tuple[tuple[str, int], ...] = ()) -> None:
+    def __init__(
+        self,
+        message: str,
+        start: int,
+        end: int,
+        notes: tuple[tuple[str, int], ...] = (),
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.start = start
@@ -168,7 +176,18 @@ class GramSyntaxError(Exception):
 
 # ── Tokens to values ────────────────────────────────────────────────────────────────────────────────────────────
 
-_ESCAPES = {"\\": "\\", "'": "'", '"': '"', "`": "`", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "/": "/"}
+_ESCAPES = {
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "`": "`",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "/": "/",
+}
 
 
 def unescape(body: str) -> str:
@@ -194,7 +213,9 @@ def _fenced(text: str) -> tuple[str | None, str]:
     newline = text.index("\n")
     tag = text[3:newline].strip() or None
     content = text[newline + 1 : -3]
-    if content.endswith("\n"):  # the line break before the closing fence belongs to the fence
+    if content.endswith(
+        "\n"
+    ):  # the line break before the closing fence belongs to the fence
         content = content[:-1]
         if content.endswith("\r"):
             content = content[:-1]
@@ -232,12 +253,20 @@ def _scalar(tok: Token) -> Value:
     if kind == "TAGGED":
         tag, _, rest = text.partition("`")
         return Value("tagged", unescape(rest[:-1]), start, end, text, tag)
-    if text in ("true", "false"):  # lowercase only; `True` stays a symbol, as in the reference grammar
+    if text in (
+        "true",
+        "false",
+    ):  # lowercase only; `True` stays a symbol, as in the reference grammar
         return Value("boolean", text == "true", start, end, text)
     return Value("symbol", text, start, end, text)
 
 
-_NAME_KINDS = {"SYMBOL": "symbol", "BACKTICK": "quoted_name", "DQ_STRING": "double_quoted_name", "INTEGER": "integer"}
+_NAME_KINDS = {
+    "SYMBOL": "symbol",
+    "BACKTICK": "quoted_name",
+    "DQ_STRING": "double_quoted_name",
+    "INTEGER": "integer",
+}
 
 
 def _name(tok: Token) -> Name:
@@ -247,7 +276,14 @@ def _name(tok: Token) -> Name:
     return Name(text, _NAME_KINDS[tok.type], _s(tok), _e(tok))
 
 
-_FAMILIES = {"-": "single", "<-": "single", "=": "double", "<=": "double", "~": "squiggle", "<~": "squiggle"}
+_FAMILIES = {
+    "-": "single",
+    "<-": "single",
+    "=": "double",
+    "<=": "double",
+    "~": "squiggle",
+    "<~": "squiggle",
+}
 
 
 def _nodes(children: list[Any]) -> list[Any]:
@@ -321,7 +357,13 @@ class _Builder(Transformer):  # type: ignore[type-arg]
 
     def _arrow(self, direction: str, children: list[Any]) -> Arrow:
         subject = children[1] if len(children) == 3 else None
-        return Arrow(direction, _FAMILIES[str(children[0])], subject, _s(children[0]), _e(children[-1]))
+        return Arrow(
+            direction,
+            _FAMILIES[str(children[0])],
+            subject,
+            _s(children[0]),
+            _e(children[-1]),
+        )
 
     def undirected(self, children: list[Any]) -> Arrow:
         return self._arrow("undirected", children)
@@ -397,7 +439,9 @@ _CLOSERS = {"RPAR", "RSQB", "RBRACE"}
 def parse_gram(text: str, *, reference: bool = False) -> Document:
     """Parse gram text. `reference=True` also enforces the reference grammar's value rules (no nested or empty
     arrays, no nested maps), which our dialect relaxes. Raises `GramSyntaxError`."""
-    ip: Any = parser().parse_interactive(text)  # lark leaves the interactive API untyped
+    ip: Any = parser().parse_interactive(
+        text
+    )  # lark leaves the interactive API untyped
     opened: list[Token] = []  # brackets open at the current token, innermost last
     last: Token | None = None
     try:
@@ -418,7 +462,9 @@ def _track(tok: Token, opened: list[Token]) -> None:
     if tok.type in _OPENERS:
         opened.append(tok)
         if len(opened) > MAX_DEPTH:
-            raise GramSyntaxError(f"nesting deeper than {MAX_DEPTH} levels of brackets", _s(tok), _e(tok)) from None
+            raise GramSyntaxError(
+                f"nesting deeper than {MAX_DEPTH} levels of brackets", _s(tok), _e(tok)
+            ) from None
     elif tok.type in _CLOSERS and opened:
         opened.pop()
 
@@ -457,11 +503,17 @@ def _record_values(document: Document) -> Iterator[Value]:
 def _check_reference_value(value: Value) -> None:
     if value.kind == "array":
         if not value.data:
-            raise GramSyntaxError("an empty array '[]' is not a value in the reference grammar", value.start, value.end)
+            raise GramSyntaxError(
+                "an empty array '[]' is not a value in the reference grammar",
+                value.start,
+                value.end,
+            )
         for item in value.data:
             if item.kind in ("array", "map"):
                 raise GramSyntaxError(
-                    f"an array holds only scalars in the reference grammar, not a {item.kind}", item.start, item.end
+                    f"an array holds only scalars in the reference grammar, not a {item.kind}",
+                    item.start,
+                    item.end,
                 )
     elif value.kind == "map":
         for entry in value.data:
@@ -496,7 +548,14 @@ _VALUE_START = {
     "LBRACE",
 }
 _ARROW_OPEN = {"DASH", "LT_DASH", "EQ", "LT_EQ", "TILDE", "LT_TILDE"}
-_ARROW_CLOSE = {"DASH": "'-'", "DASH_GT": "'->'", "EQ": "'='", "EQ_GT": "'=>'", "TILDE": "'~'", "TILDE_GT": "'~>'"}
+_ARROW_CLOSE = {
+    "DASH": "'-'",
+    "DASH_GT": "'->'",
+    "EQ": "'='",
+    "EQ_GT": "'=>'",
+    "TILDE": "'~'",
+    "TILDE_GT": "'~>'",
+}
 _WORDS = {
     "LPAR": "a node '(…)'",
     "RPAR": "a closing ')'",
@@ -531,7 +590,10 @@ def describe_expected(expected: set[str]) -> list[str]:
     elif {"SYMBOL", "INTEGER"} <= left:  # an identifier (nodes, subjects, references)
         words.append("an identifier")
         left -= {"SYMBOL", "BACKTICK", "INTEGER"}
-    elif {"SYMBOL", "BACKTICK"} == left & {"SYMBOL", "BACKTICK"} and "COLON" not in left:
+    elif {"SYMBOL", "BACKTICK"} == left & {
+        "SYMBOL",
+        "BACKTICK",
+    } and "COLON" not in left:
         words.append("a name")
         left -= {"SYMBOL", "BACKTICK"}
     elif {"INTEGER", "DECIMAL"} <= left:  # the other end of a range
@@ -539,7 +601,9 @@ def describe_expected(expected: set[str]) -> list[str]:
         left -= {"INTEGER", "DECIMAL", "HEXADECIMAL", "OCTAL", "MEASUREMENT"}
     if left & {"COLON", "DCOLON"}:
         only = not (left - {"COLON", "DCOLON"}) and not words
-        words.append("':' between the key and its value" if only else "a label ':Label'")
+        words.append(
+            "':' between the key and its value" if only else "a label ':Label'"
+        )
         left -= {"COLON", "DCOLON"}
     # Inside an arrow ('=' read, or '=[r]' read) the same '=' finishes it; only there can '=>' follow.
     inside_arrow = bool(left & {"DASH_GT", "EQ_GT", "TILDE_GT"})
@@ -553,7 +617,20 @@ def describe_expected(expected: set[str]) -> list[str]:
     elif left & _ARROW_OPEN:
         words.append("an arrow such as '-->' or '==>'")
         left -= _ARROW_OPEN
-    order = ["LPAR", "LSQB", "LBRACE", "AT", "ATAT", "VBAR", "COMMA", "DOTDOT", "DOTS", "RPAR", "RSQB", "RBRACE"]
+    order = [
+        "LPAR",
+        "LSQB",
+        "LBRACE",
+        "AT",
+        "ATAT",
+        "VBAR",
+        "COMMA",
+        "DOTDOT",
+        "DOTS",
+        "RPAR",
+        "RSQB",
+        "RBRACE",
+    ]
     words.extend(_WORDS[t] for t in order if t in left)
     left -= set(order)
     words.extend(_WORDS.get(t, t.lower()) for t in sorted(left))
@@ -581,12 +658,15 @@ def _syntax_error(
     if isinstance(error, UnexpectedCharacters):
         return _bad_character(error, text, opened, _expected(ip, error.allowed))
     assert isinstance(error, UnexpectedToken)
-    return _unexpected_token(error.token, _expected(ip, error.expected), text, opened, last)
+    return _unexpected_token(
+        error.token, _expected(ip, error.expected), text, opened, last
+    )
 
 
 def _expected(ip: Any, fallback: Any) -> set[str]:
     """What the parser accepts here. Lark's own list comes from an LALR state shared by several rules (after
-    `-[r]` it lists every family's closing marks); replaying each terminal gives the exact set."""
+    `-[r]` it lists every family's closing marks); replaying each terminal gives the exact set.
+    """
     try:
         return set(ip.accepts()) or set(fallback or ())
     except UnexpectedInput:  # the state may not replay; lark's own list is still right
@@ -596,7 +676,9 @@ def _expected(ip: Any, fallback: Any) -> set[str]:
 def _unexpected_token(
     tok: Token, expected: set[str], text: str, opened: list[Token], last: Token | None
 ) -> GramSyntaxError:
-    if tok.type == "$END":  # point just after the last token, not at trailing comments or blank lines
+    if (
+        tok.type == "$END"
+    ):  # point just after the last token, not at trailing comments or blank lines
         start = _e(last) if last is not None else 0
         end = start + 1
     else:
@@ -607,7 +689,11 @@ def _unexpected_token(
     if hint:
         message += f" ({hint})"
     # Point back at the open bracket when the file ends, or another bracket closes, before it is closed.
-    if opened and (tok.type == "$END" or tok.type in _CLOSERS) and _OPENERS[opened[-1].type] in expected:
+    if (
+        opened
+        and (tok.type == "$END" or tok.type in _CLOSERS)
+        and _OPENERS[opened[-1].type] in expected
+    ):
         opener = opened[-1]
         notes.append((f"the '{opener}' opened here is not closed", _s(opener)))
     return GramSyntaxError(message, start, end, tuple(notes))
@@ -617,9 +703,18 @@ def _hint(tok: Token, expected: set[str], last: Token | None) -> str:
     """A plain-words explanation for the mistakes people actually make."""
     if tok.type == "COMMA" and "$END" in expected:
         return "top-level patterns are separated by whitespace; a list of elements goes inside '[ … | a, b ]'"
-    if tok.type in ("RBRACE", "RSQB", "RPAR") and last is not None and last.type == "COMMA":
+    if (
+        tok.type in ("RBRACE", "RSQB", "RPAR")
+        and last is not None
+        and last.type == "COMMA"
+    ):
         return "a trailing ',' is not allowed"
-    if tok.type == "LSQB" and last is not None and last.type in ("DASH", "EQ", "TILDE") and "LPAR" in expected:
+    if (
+        tok.type == "LSQB"
+        and last is not None
+        and last.type in ("DASH", "EQ", "TILDE")
+        and "LPAR" in expected
+    ):
         return "an arrow carries its subject inside one pair of marks, e.g. '-[r]->' or '=[r]=>'"
     if tok.type in ("AT", "ATAT") and "$END" not in expected:
         return "annotations may only stand before a top-level pattern"
@@ -628,11 +723,17 @@ def _hint(tok: Token, expected: set[str], last: Token | None) -> str:
     return ""
 
 
-def _bad_character(error: UnexpectedCharacters, text: str, opened: list[Token], expected: set[str]) -> GramSyntaxError:
+def _bad_character(
+    error: UnexpectedCharacters, text: str, opened: list[Token], expected: set[str]
+) -> GramSyntaxError:
     pos = error.pos_in_stream or 0
     char = text[pos] if pos < len(text) else ""
     if char == "`" and text[max(0, pos - 2) : pos + 1] == "```":
-        return GramSyntaxError("unterminated fenced string: no closing ``` before the end", pos - 2, pos + 1)
+        return GramSyntaxError(
+            "unterminated fenced string: no closing ``` before the end",
+            pos - 2,
+            pos + 1,
+        )
     if char in "\"'`":
         return GramSyntaxError(
             f"unterminated string: a {char}-quoted string must close on the same line (use ``` fences for "

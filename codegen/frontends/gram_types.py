@@ -44,7 +44,16 @@ STRUCTURED = ("Object", "Array")
 BUILTIN_TYPES = (*PRIMITIVES, *STRUCTURED)
 TYPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
 
-CONSTRAINTS = ("enum", "minimum", "maximum", "minLength", "maxLength", "pattern", "minItems", "maxItems")
+CONSTRAINTS = (
+    "enum",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+)
 _APPLIES = {  # which constraints each JSON type takes
     "string": {"enum", "minLength", "maxLength", "pattern"},
     "integer": {"enum", "minimum", "maximum"},
@@ -68,7 +77,9 @@ class TypeSpec:
     entries: dict[str, Entry]
     span: Span  # the whole spec: a node, or a map in `fields`
     what: str  # "parameter 'age'", "field 'zip'", ...
-    extra_keys: tuple[str, ...] = ()  # keys the caller handles itself (e.g. `name` of a field entry)
+    extra_keys: tuple[
+        str, ...
+    ] = ()  # keys the caller handles itself (e.g. `name` of a field entry)
 
 
 @dataclass
@@ -80,7 +91,13 @@ class Built:
     key_spans: dict[str, Span] = field(default_factory=dict)
     value_spans: dict[str, Span] = field(default_factory=dict)
 
-    def put(self, key: str, value: Any, key_span: Span | None = None, value_span: Span | None = None) -> None:
+    def put(
+        self,
+        key: str,
+        value: Any,
+        key_span: Span | None = None,
+        value_span: Span | None = None,
+    ) -> None:
         self.items[key] = value
         self.key_spans[key] = key_span or self.span
         self.value_spans[key] = value_span or key_span or self.span
@@ -108,7 +125,9 @@ _KIND_WORDS = {
 _INTEGER_KINDS = {"integer", "hexadecimal", "octal"}
 _NUMBER_KINDS = _INTEGER_KINDS | {"decimal"}
 _STRING_KINDS = {"string", "tagged"}
-_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z")
+_DATE_TIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z"
+)
 
 
 def describe(value: Value) -> str:
@@ -157,7 +176,11 @@ def _kind_mismatch(value: Value, schema: dict[str, Any], text: str) -> str | Non
         return None
     kinds, words = wanted[kind]
     if value.kind not in kinds:
-        hint = " (put text in quotes)" if value.kind == "symbol" and kind == "string" else ""
+        hint = (
+            " (put text in quotes)"
+            if value.kind == "symbol" and kind == "string"
+            else ""
+        )
         return f"expected {words}, found {describe(value)}{hint}"
     if kind == "string":
         return _format_mismatch(value.data, schema.get("format"))
@@ -172,12 +195,18 @@ def _format_mismatch(data: str, fmt: str | None) -> str | None:
     if fmt == "date":
         try:
             datetime.date.fromisoformat(data)
-            return None if re.fullmatch(r"\d{4}-\d{2}-\d{2}", data) else "expected a date YYYY-MM-DD"
+            return (
+                None
+                if re.fullmatch(r"\d{4}-\d{2}-\d{2}", data)
+                else "expected a date YYYY-MM-DD"
+            )
         except ValueError:
             return f"{data!r} is not a date (YYYY-MM-DD)"
     if fmt == "date-time":
         try:
-            datetime.datetime.fromisoformat(data.replace("Z", "+00:00").replace("z", "+00:00"))
+            datetime.datetime.fromisoformat(
+                data.replace("Z", "+00:00").replace("z", "+00:00")
+            )
         except ValueError:
             return f"{data!r} is not a date-time"
         if not _DATE_TIME.match(data):
@@ -206,7 +235,9 @@ def _object_mismatch(value: Value, schema: dict[str, Any], text: str) -> str | N
             return f"missing the required field {name!r}"
     for name, item in given.items():
         if name not in properties:
-            return f"{name!r} is not one of the fields ({', '.join(properties) or 'none'})"
+            return (
+                f"{name!r} is not one of the fields ({', '.join(properties) or 'none'})"
+            )
         problem = mismatch(item, properties[name], text)
         if problem:
             return f"field {name!r}: {problem}"
@@ -217,9 +248,17 @@ def _constraint_mismatch(value: Value, schema: dict[str, Any], text: str) -> str
     data = plain(value, text)
     if "enum" in schema and not any(_same(data, member) for member in schema["enum"]):
         return f"{describe(value)} is not one of {json.dumps(schema['enum'])}"
-    if "minimum" in schema and isinstance(data, (int, float)) and data < schema["minimum"]:
+    if (
+        "minimum" in schema
+        and isinstance(data, (int, float))
+        and data < schema["minimum"]
+    ):
         return f"{data} is less than the minimum {schema['minimum']}"
-    if "maximum" in schema and isinstance(data, (int, float)) and data > schema["maximum"]:
+    if (
+        "maximum" in schema
+        and isinstance(data, (int, float))
+        and data > schema["maximum"]
+    ):
         return f"{data} is more than the maximum {schema['maximum']}"
     if isinstance(data, str):
         if len(data) < schema.get("minLength", 0):
@@ -238,10 +277,22 @@ def _constraint_mismatch(value: Value, schema: dict[str, Any], text: str) -> str
 
 def _same(a: Any, b: Any) -> bool:
     """JSON equality: `true` is not `1`."""
-    return type(a) is type(b) and a == b if isinstance(a, bool) or isinstance(b, bool) else a == b
+    return (
+        type(a) is type(b) and a == b
+        if isinstance(a, bool) or isinstance(b, bool)
+        else a == b
+    )
 
 
-_TYPE_KEYWORDS = ("type", "format", "$ref", "items", "properties", "required", "additionalProperties")
+_TYPE_KEYWORDS = (
+    "type",
+    "format",
+    "$ref",
+    "items",
+    "properties",
+    "required",
+    "additionalProperties",
+)
 
 
 def type_key(schema: Any) -> str:
@@ -281,7 +332,9 @@ def type_words(schema: Any) -> str:
 class TypeLowering:
     """Lowers `TypeSpec`s of one file, recording diagnostics; returns None for a type it cannot lower."""
 
-    def __init__(self, source: SourceFile, diags: Diagnostics, local_entities: set[str]) -> None:
+    def __init__(
+        self, source: SourceFile, diags: Diagnostics, local_entities: set[str]
+    ) -> None:
         self.source = source
         self.text = source.text
         self.diags = diags
@@ -293,7 +346,11 @@ class TypeLowering:
     # The entry point: one spec to one schema.
     def lower(self, spec: TypeSpec) -> JObject | None:
         if spec.name in ("Void", "Unit"):
-            self.diags.error("gram-type", f"{spec.what}: '{spec.name}' is only a return type", spec.name_span)
+            self.diags.error(
+                "gram-type",
+                f"{spec.what}: '{spec.name}' is only a return type",
+                spec.name_span,
+            )
             return None
         base = self._base(spec)
         if base is None:
@@ -311,7 +368,15 @@ class TypeLowering:
         constraints = self._constraints(spec, kind, base)
         if constraints is None:
             return None
-        self._default(spec, out, {**base, **{key: value for key, value, *_ in constraints}, **structure.items})
+        self._default(
+            spec,
+            out,
+            {
+                **base,
+                **{key: value for key, value, *_ in constraints},
+                **structure.items,
+            },
+        )
         for key, value, key_span, value_span in constraints:
             out.put(key, value, key_span, value_span)
         for key, value in structure.items.items():
@@ -327,15 +392,26 @@ class TypeLowering:
         if spec.name == "Array":
             return {"type": "array"}
         if not TYPE_NAME.match(spec.name):
-            self.diags.error("gram-type", f"{spec.what}: {spec.name!r} is not a type name", spec.name_span)
+            self.diags.error(
+                "gram-type",
+                f"{spec.what}: {spec.name!r} is not a type name",
+                spec.name_span,
+            )
             return None
-        suggestion = None if spec.name in self.local_entities else near_miss(spec.name, BUILTIN_TYPES)
+        suggestion = (
+            None
+            if spec.name in self.local_entities
+            else near_miss(spec.name, BUILTIN_TYPES)
+        )
         if suggestion:
             self.diags.error(
                 "gram-type",
                 f"{spec.what}: unknown type '{spec.name}'; did you mean '{suggestion}'?",
                 spec.name_span,
-                (f"types: {', '.join(BUILTIN_TYPES)}; any other name is an entity", None),
+                (
+                    f"types: {', '.join(BUILTIN_TYPES)}; any other name is an entity",
+                    None,
+                ),
             )
             return None
         return {"$ref": f"entity:{spec.name}"}
@@ -353,23 +429,40 @@ class TypeLowering:
                 ok = False
         return ok
 
-    def _key_problem(self, key: str, kind: str, spec: TypeSpec) -> tuple[str, str] | None:
+    def _key_problem(
+        self, key: str, kind: str, spec: TypeSpec
+    ) -> tuple[str, str] | None:
         if key in CONSTRAINTS:
             if key in _APPLIES[kind]:
                 return None
-            hint = " (constraints of the elements go in elementType: {type: …, …})" if kind == "array" else ""
+            hint = (
+                " (constraints of the elements go in elementType: {type: …, …})"
+                if kind == "array"
+                else ""
+            )
             return "gram-constraint", f"'{key}' does not apply to {spec.name}{hint}"
         if key == "fields":
             element = spec.entries.get("elementType")
             element_object = element is not None and element.value.data == "Object"
             if spec.name == "Object" or (spec.name == "Array" and element_object):
                 return None
-            return "gram-key", f"'fields' belongs to an Object (or an Array whose elementType is \"Object\")"
+            return (
+                "gram-key",
+                f"'fields' belongs to an Object (or an Array whose elementType is \"Object\")",
+            )
         if key == "elementType":
-            return None if spec.name == "Array" else ("gram-key", f"'elementType' belongs to an Array, not {spec.name}")
+            return (
+                None
+                if spec.name == "Array"
+                else ("gram-key", f"'elementType' belongs to an Array, not {spec.name}")
+            )
         known = (*TYPE_KEYS, *spec.extra_keys)
         suggestion = near_miss(key, known)
-        hint = f"; did you mean '{suggestion}'?" if suggestion else f" (known keys: {', '.join(known)})"
+        hint = (
+            f"; did you mean '{suggestion}'?"
+            if suggestion
+            else f" (known keys: {', '.join(known)})"
+        )
         return "gram-key", f"unknown key '{key}'{hint}"
 
     def _describe(self, spec: TypeSpec, out: Built) -> None:
@@ -378,10 +471,17 @@ class TypeLowering:
             return
         if entry.value.kind not in _STRING_KINDS:
             self.diags.error(
-                "gram-description", f"{spec.what}: a description is a quoted string", self.span(entry.value)
+                "gram-description",
+                f"{spec.what}: a description is a quoted string",
+                self.span(entry.value),
             )
             return
-        out.put("description", entry.value.data, self.span(entry.key), self.span(entry.value))
+        out.put(
+            "description",
+            entry.value.data,
+            self.span(entry.key),
+            self.span(entry.value),
+        )
 
     def _default(self, spec: TypeSpec, out: Built, schema: dict[str, Any]) -> None:
         entry = spec.entries.get("default")
@@ -395,7 +495,12 @@ class TypeLowering:
                 self.span(entry.value),
             )
             return
-        out.put("default", self.json_value(entry.value), self.span(entry.key), self.span(entry.value))
+        out.put(
+            "default",
+            self.json_value(entry.value),
+            self.span(entry.key),
+            self.span(entry.value),
+        )
 
     def json_value(self, value: Value) -> Any:
         """A gram value as an IR JSON value, keeping the span of every array item and map entry."""
@@ -406,13 +511,20 @@ class TypeLowering:
         if value.kind == "map":
             out = Built(span)
             for entry in value.data:
-                out.put(entry.key.text, self.json_value(entry.value), self.span(entry.key), self.span(entry.value))
+                out.put(
+                    entry.key.text,
+                    self.json_value(entry.value),
+                    self.span(entry.key),
+                    self.span(entry.value),
+                )
             return out.done()
         return plain(value, self.text)
 
     # ── Constraints ─────────────────────────────────────────────────────────────────────────────────────────
 
-    def _constraints(self, spec: TypeSpec, kind: str, base: dict[str, Any]) -> list[tuple[str, Any, Span, Span]] | None:
+    def _constraints(
+        self, spec: TypeSpec, kind: str, base: dict[str, Any]
+    ) -> list[tuple[str, Any, Span, Span]] | None:
         """The constraints in schema order, each checked for its own shape; None when one is malformed."""
         found: list[tuple[str, Any, Span, Span]] = []
         ok = True
@@ -427,7 +539,9 @@ class TypeLowering:
             found.append((key, value, self.span(entry.key), self.span(entry.value)))
         return found if ok and self._bounds_agree(spec, found) else None
 
-    def _constraint(self, spec: TypeSpec, key: str, entry: Entry, base: dict[str, Any]) -> Any:
+    def _constraint(
+        self, spec: TypeSpec, key: str, entry: Entry, base: dict[str, Any]
+    ) -> Any:
         value = entry.value
         where = self.span(value)
         if key in ("minimum", "maximum"):
@@ -444,23 +558,37 @@ class TypeLowering:
             return self._pattern(spec, value, where)
         return self._enum(spec, value, base)
 
-    def _bad(self, spec: TypeSpec, key: str, wanted: str, value: Value, where: Span) -> None:
-        self.diags.error("gram-constraint", f"{spec.what}: '{key}' takes {wanted}, not {describe(value)}", where)
+    def _bad(
+        self, spec: TypeSpec, key: str, wanted: str, value: Value, where: Span
+    ) -> None:
+        self.diags.error(
+            "gram-constraint",
+            f"{spec.what}: '{key}' takes {wanted}, not {describe(value)}",
+            where,
+        )
 
     def _pattern(self, spec: TypeSpec, value: Value, where: Span) -> str | None:
         if value.kind not in _STRING_KINDS:
             self._bad(spec, "pattern", "a regular expression in quotes", value, where)
             return None
         try:
-            with warnings.catch_warnings():  # Python's hints about future syntax are not the spec author's problem
+            with (
+                warnings.catch_warnings()
+            ):  # Python's hints about future syntax are not the spec author's problem
                 warnings.simplefilter("ignore")
                 re.compile(value.data)
         except re.error as error:
-            self.diags.error("gram-constraint", f"{spec.what}: the pattern is not a regular expression: {error}", where)
+            self.diags.error(
+                "gram-constraint",
+                f"{spec.what}: the pattern is not a regular expression: {error}",
+                where,
+            )
             return None
         return str(value.data)
 
-    def _enum(self, spec: TypeSpec, value: Value, base: dict[str, Any]) -> JArray | None:
+    def _enum(
+        self, spec: TypeSpec, value: Value, base: dict[str, Any]
+    ) -> JArray | None:
         where = self.span(value)
         if value.kind != "array" or not value.data:
             self._bad(spec, "enum", "a non-empty array of values", value, where)
@@ -468,11 +596,17 @@ class TypeLowering:
         for item in value.data:
             problem = mismatch(item, base, self.text)
             if problem:
-                self.diags.error("gram-constraint", f"{spec.what}: enum member: {problem}", self.span(item))
+                self.diags.error(
+                    "gram-constraint",
+                    f"{spec.what}: enum member: {problem}",
+                    self.span(item),
+                )
                 return None
         return self.json_value(value)  # type: ignore[no-any-return]
 
-    def _bounds_agree(self, spec: TypeSpec, found: list[tuple[str, Any, Span, Span]]) -> bool:
+    def _bounds_agree(
+        self, spec: TypeSpec, found: list[tuple[str, Any, Span, Span]]
+    ) -> bool:
         values = {key: (value, span) for key, value, _, span in found}
         for low, high in _BOUNDS:
             if low in values and high in values and values[low][0] > values[high][0]:
@@ -515,24 +649,40 @@ class TypeLowering:
             return None
         value = entry.value
         if value.kind in ("string", "symbol"):
-            beside = {"fields": spec.entries["fields"]} if "fields" in spec.entries else {}
-            element = TypeSpec(value.data, self.span(value), beside, self.span(value), f"{spec.what} (elements)")
+            beside = (
+                {"fields": spec.entries["fields"]} if "fields" in spec.entries else {}
+            )
+            element = TypeSpec(
+                value.data,
+                self.span(value),
+                beside,
+                self.span(value),
+                f"{spec.what} (elements)",
+            )
             return self.lower(element)
         if value.kind == "map":
             return self.map_spec(value, f"{spec.what} (elements)", ())
         self.diags.error(
-            "gram-type", f'{spec.what}: elementType names a type, e.g. "Text", not {describe(value)}', self.span(value)
+            "gram-type",
+            f'{spec.what}: elementType names a type, e.g. "Text", not {describe(value)}',
+            self.span(value),
         )
         return None
 
-    def map_spec(self, value: Value, what: str, extra_keys: tuple[str, ...]) -> JObject | None:
+    def map_spec(
+        self, value: Value, what: str, extra_keys: tuple[str, ...]
+    ) -> JObject | None:
         """A type written as a map: {type: "Int", default: 18, …} (in `fields` and `elementType`)."""
         entries = self.entries(value.data, what)
         if entries is None:
             return None
         type_entry = entries.pop("type", None)
         if type_entry is None:
-            self.diags.error("gram-type", f"{what}: no 'type', e.g. {{type: \"Text\"}}", self.span(value))
+            self.diags.error(
+                "gram-type",
+                f"{what}: no 'type', e.g. {{type: \"Text\"}}",
+                self.span(value),
+            )
             return None
         if type_entry.value.kind not in ("string", "symbol"):
             self.diags.error(
@@ -542,7 +692,14 @@ class TypeLowering:
             )
             return None
         name = type_entry.value.data
-        spec = TypeSpec(name, self.span(type_entry.value), entries, self.span(value), what, extra_keys)
+        spec = TypeSpec(
+            name,
+            self.span(type_entry.value),
+            entries,
+            self.span(value),
+            what,
+            extra_keys,
+        )
         return self.lower(spec)
 
     def entries(self, entries: list[Entry], what: str) -> dict[str, Entry] | None:
@@ -584,11 +741,17 @@ class TypeLowering:
             return False
         out.put("properties", properties.done(), self.span(entry.key))
         if required:
-            out.put("required", JArray(required, self.span(entry.key), tuple(required_spans)), self.span(entry.key))
+            out.put(
+                "required",
+                JArray(required, self.span(entry.key), tuple(required_spans)),
+                self.span(entry.key),
+            )
         out.put("additionalProperties", False, self.span(entry.key))
         return True
 
-    def _field_specs(self, value: Value, owner: str) -> list[tuple[str, Span, JObject | None]] | None:
+    def _field_specs(
+        self, value: Value, owner: str
+    ) -> list[tuple[str, Span, JObject | None]] | None:
         if value.kind == "array":
             return self._list_fields(value, owner)
         if value.kind == "map":
@@ -601,7 +764,9 @@ class TypeLowering:
         )
         return None
 
-    def _list_fields(self, value: Value, owner: str) -> list[tuple[str, Span, JObject | None]] | None:
+    def _list_fields(
+        self, value: Value, owner: str
+    ) -> list[tuple[str, Span, JObject | None]] | None:
         out: list[tuple[str, Span, JObject | None]] = []
         seen: dict[str, Span] = {}
         for item in value.data:
@@ -613,9 +778,17 @@ class TypeLowering:
                 )
                 return None
             name_entry = next((e for e in item.data if e.key.text == "name"), None)
-            if name_entry is None or name_entry.value.kind not in ("string", "symbol") or not name_entry.value.data:
+            if (
+                name_entry is None
+                or name_entry.value.kind not in ("string", "symbol")
+                or not name_entry.value.data
+            ):
                 where = self.span(name_entry.value) if name_entry else self.span(item)
-                self.diags.error("gram-param-name", f'{owner}: a field has no name, e.g. {{name: "age", …}}', where)
+                self.diags.error(
+                    "gram-param-name",
+                    f'{owner}: a field has no name, e.g. {{name: "age", …}}',
+                    where,
+                )
                 return None
             name = name_entry.value.data
             if not self._unique_field(name, self.span(name_entry.value), seen, owner):
@@ -624,7 +797,9 @@ class TypeLowering:
             out.append((name, self.span(name_entry.value), schema))
         return out
 
-    def _map_fields(self, value: Value, owner: str) -> list[tuple[str, Span, JObject | None]] | None:
+    def _map_fields(
+        self, value: Value, owner: str
+    ) -> list[tuple[str, Span, JObject | None]] | None:
         out: list[tuple[str, Span, JObject | None]] = []
         seen: dict[str, Span] = {}
         for entry in value.data:
@@ -633,7 +808,13 @@ class TypeLowering:
                 return None
             what = f"field '{name}' of {owner}"
             if entry.value.kind in ("string", "symbol"):
-                spec = TypeSpec(entry.value.data, self.span(entry.value), {}, self.span(entry.value), what)
+                spec = TypeSpec(
+                    entry.value.data,
+                    self.span(entry.value),
+                    {},
+                    self.span(entry.value),
+                    what,
+                )
                 out.append((name, name_span, self.lower(spec)))
             elif entry.value.kind == "map":
                 out.append((name, name_span, self.map_spec(entry.value, what, ())))
@@ -646,10 +827,15 @@ class TypeLowering:
                 return None
         return out
 
-    def _unique_field(self, name: str, span: Span, seen: dict[str, Span], owner: str) -> bool:
+    def _unique_field(
+        self, name: str, span: Span, seen: dict[str, Span], owner: str
+    ) -> bool:
         if name in seen:
             self.diags.error(
-                "gram-param-name", f"{owner}: the field '{name}' is declared twice", span, ("first here", seen[name])
+                "gram-param-name",
+                f"{owner}: the field '{name}' is declared twice",
+                span,
+                ("first here", seen[name]),
             )
             return False
         seen[name] = span

@@ -35,7 +35,11 @@ def load_schema_file(source: SourceFile, diags: Diagnostics) -> SpecModule:
     doc = parse_json(source, diags)
     check_dialect(doc, diags)
     if not isinstance(doc, (JObject, bool)):
-        diags.error("schema-shape", "a .schema.json file must hold a JSON Schema object", _span_of(doc, source))
+        diags.error(
+            "schema-shape",
+            "a .schema.json file must hold a JSON Schema object",
+            _span_of(doc, source),
+        )
         raise SpecError("not a schema")
     stem = source.path.name[: -len(".schema.json")]
     name = doc.get("title") if isinstance(doc, JObject) else None
@@ -45,7 +49,11 @@ def load_schema_file(source: SourceFile, diags: Diagnostics) -> SpecModule:
     description = doc.get("description") if isinstance(doc, JObject) else None
     return SpecModule(
         source,
-        entities=(Entity(name, span, description if isinstance(description, str) else None, doc),),
+        entities=(
+            Entity(
+                name, span, description if isinstance(description, str) else None, doc
+            ),
+        ),
     )
 
 
@@ -79,7 +87,11 @@ def load_tool_file(source: SourceFile, diags: Diagnostics) -> SpecModule:
     entries: list[Any]
     if isinstance(doc, JArray):
         entries = list(doc)
-    elif isinstance(doc, JObject) and isinstance(doc.get("tools"), JArray) and not _looks_like_tool(doc):
+    elif (
+        isinstance(doc, JObject)
+        and isinstance(doc.get("tools"), JArray)
+        and not _looks_like_tool(doc)
+    ):
         entries = list(doc["tools"])  # an MCP tools/list result
     else:
         entries = [doc]
@@ -101,7 +113,11 @@ def _span_of(value: Any, source: SourceFile) -> Span:
 
 def _tool(entry: Any, source: SourceFile, diags: Diagnostics) -> Tool | None:
     if not isinstance(entry, JObject):
-        diags.error("tool-shape", "a tool definition must be a JSON object", _span_of(entry, source))
+        diags.error(
+            "tool-shape",
+            "a tool definition must be a JSON object",
+            _span_of(entry, source),
+        )
         return None
     # OpenAI wrapper {"type": "function", "function": {...}}; the flat Responses form needs no unwrapping.
     if entry.get("type") == "function" and isinstance(entry.get("function"), JObject):
@@ -117,7 +133,11 @@ def _tool(entry: Any, source: SourceFile, diags: Diagnostics) -> Tool | None:
     name = entry.get("name", entry.get("tool_id"))
     name_key = "name" if "name" in entry else "tool_id"
     if not isinstance(name, str) or not name:
-        diags.error("tool-name", "the tool has no name", entry.span if name is None else entry.value_span(name_key))
+        diags.error(
+            "tool-name",
+            "the tool has no name",
+            entry.span if name is None else entry.value_span(name_key),
+        )
         return None
     if not TOOL_NAME.match(name):
         diags.error(
@@ -128,17 +148,28 @@ def _tool(entry: Any, source: SourceFile, diags: Diagnostics) -> Tool | None:
         return None
     description = entry.get("description")
     if description is not None and not isinstance(description, str):
-        diags.error("tool-description", "the description must be a string", entry.value_span("description"))
+        diags.error(
+            "tool-description",
+            "the description must be a string",
+            entry.value_span("description"),
+        )
         description = None
 
     input_schema = _first(entry, _INPUT_KEYS)
     if input_schema is None:
-        input_schema = JObject({"type": "object", "properties": JObject({}, entry.span)}, entry.span)
+        input_schema = JObject(
+            {"type": "object", "properties": JObject({}, entry.span)}, entry.span
+        )
     output_schema = _first(entry, _OUTPUT_KEYS)
     config_schema = entry.get("config_schema")
     input_schema = _normalize_bfcl(input_schema, diags)
-    output_schema = _normalize_bfcl(output_schema, diags) if output_schema is not None else None
-    if not isinstance(input_schema, JObject) or input_schema.get("type", "object") != "object":
+    output_schema = (
+        _normalize_bfcl(output_schema, diags) if output_schema is not None else None
+    )
+    if (
+        not isinstance(input_schema, JObject)
+        or input_schema.get("type", "object") != "object"
+    ):
         diags.error(
             "input-not-object",
             "a tool's parameters must be a JSON Schema of type 'object'",
@@ -146,9 +177,17 @@ def _tool(entry: Any, source: SourceFile, diags: Diagnostics) -> Tool | None:
         )
         return None
     if config_schema is not None and not isinstance(config_schema, JObject):
-        diags.error("config-schema", "'config_schema' must be a JSON Schema object", entry.value_span("config_schema"))
+        diags.error(
+            "config-schema",
+            "'config_schema' must be a JSON Schema object",
+            entry.value_span("config_schema"),
+        )
         config_schema = None
-    metadata = {key: entry[key] for key in sorted(entry) if key not in _TOOL_KEYS and key != "tool_id"}
+    metadata = {
+        key: entry[key]
+        for key in sorted(entry)
+        if key not in _TOOL_KEYS and key != "tool_id"
+    }
     return Tool(
         name=name,
         span=entry.value_span(name_key),
@@ -170,7 +209,11 @@ def _first(entry: JObject, keys: tuple[str, ...]) -> Any:
 def _normalize_bfcl(schema: Any, diags: Diagnostics) -> Any:
     """Rewrite BFCL's type names into JSON Schema, warning once per rewritten spot."""
     if isinstance(schema, JArray):
-        return JArray([_normalize_bfcl(item, diags) for item in schema], schema.span, schema.item_spans)
+        return JArray(
+            [_normalize_bfcl(item, diags) for item in schema],
+            schema.span,
+            schema.item_spans,
+        )
     if not isinstance(schema, JObject):
         return schema
     changes: dict[str, Any] = {}
@@ -190,7 +233,9 @@ def _normalize_bfcl(schema: Any, diags: Diagnostics) -> Any:
         )
         changes["type"] = DELETE
         for key, value in replacement.items():
-            changes[key] = JObject(value, schema.span) if isinstance(value, dict) else value
+            changes[key] = (
+                JObject(value, schema.span) if isinstance(value, dict) else value
+            )
     if not changes:
         return schema
     return schema.replace(**changes)

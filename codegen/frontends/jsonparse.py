@@ -28,7 +28,9 @@ class _Reader:
         self.diags = diags
         self.pos = 0
 
-    def fail(self, message: str, pos: int | None = None, code: str = "json-syntax") -> SpecError:
+    def fail(
+        self, message: str, pos: int | None = None, code: str = "json-syntax"
+    ) -> SpecError:
         at = self.pos if pos is None else pos
         self.diags.error(code, message, self.source.span(at))
         return SpecError(message)
@@ -66,7 +68,9 @@ class _Reader:
     def string(self) -> str:
         match = _STRING.match(self.text, self.pos)
         if not match:
-            raise self.fail("malformed string (unterminated, control character or bad escape)")
+            raise self.fail(
+                "malformed string (unterminated, control character or bad escape)"
+            )
         self.pos = match.end()
         decoded: str = json.loads(match.group())
         return decoded
@@ -86,7 +90,9 @@ class _Reader:
             self.skip()
             key_start = self.pos
             if not self.text.startswith('"', self.pos):
-                raise self.fail(f"expected a property name in double quotes, found {self.describe_here()}")
+                raise self.fail(
+                    f"expected a property name in double quotes, found {self.describe_here()}"
+                )
             key = self.string()
             key_span = self.source.span(key_start, self.pos)
             if key in items:
@@ -98,7 +104,9 @@ class _Reader:
                 )
             self.skip()
             if not self.text.startswith(":", self.pos):
-                raise self.fail(f"expected ':' after the property name, found {self.describe_here()}")
+                raise self.fail(
+                    f"expected ':' after the property name, found {self.describe_here()}"
+                )
             self.pos += 1
             value, value_span = self.value(depth + 1)
             items[key] = value
@@ -112,7 +120,9 @@ class _Reader:
                 self.pos += 1
                 span = self.source.span(start)
                 return JObject(items, span, key_spans, value_spans), span
-            raise self.fail(f"expected ',' or '}}' in an object, found {self.describe_here()}")
+            raise self.fail(
+                f"expected ',' or '}}' in an object, found {self.describe_here()}"
+            )
 
     def array(self, depth: int) -> tuple[JArray, Span]:
         start = self.pos
@@ -136,7 +146,9 @@ class _Reader:
                 self.pos += 1
                 span = self.source.span(start)
                 return JArray(items, span, tuple(spans)), span
-            raise self.fail(f"expected ',' or ']' in an array, found {self.describe_here()}")
+            raise self.fail(
+                f"expected ',' or ']' in an array, found {self.describe_here()}"
+            )
 
 
 def parse_json(source: SourceFile, diags: Diagnostics) -> Any:
@@ -147,5 +159,7 @@ def parse_json(source: SourceFile, diags: Diagnostics) -> Any:
     value, _ = reader.value(0)
     reader.skip()
     if reader.pos != len(reader.text):
-        raise reader.fail(f"unexpected text after the JSON value: {reader.describe_here()}")
+        raise reader.fail(
+            f"unexpected text after the JSON value: {reader.describe_here()}"
+        )
     return value

@@ -23,7 +23,10 @@ import re
 from dataclasses import dataclass, field
 
 # SQLAlchemy's TextClause._bind_params_regex and compiler.BIND_PARAMS_ESC, as of 2.0 and of 2.1.
-_BIND = (re.compile(r"(?<![:\w\x5c]):(\w+)(?!:)"), re.compile(r"(?<![:\w\x5c]):(\w+)(?![:\w])"))
+_BIND = (
+    re.compile(r"(?<![:\w\x5c]):(\w+)(?!:)"),
+    re.compile(r"(?<![:\w\x5c]):(\w+)(?![:\w])"),
+)
 _ESC = (re.compile(r"\x5c(:[\w\$]*)(?![:\w\$])"), re.compile(r"\x5c(:\w*)(?![:\w])"))
 _NAME = re.compile(r"[^\W\d]\w*")
 _DOLLAR_TAG = re.compile(r"\$(?:[^\W\d]\w*)?\$")
@@ -52,7 +55,9 @@ class Scan:
     placeholders: list[Placeholder] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     statements: int = 1  # top-level statements (`;` separated, a trailing `;` ignored)
-    extra_statement: int | None = None  # offset of the `;` that starts a second statement
+    extra_statement: int | None = (
+        None  # offset of the `;` that starts a second statement
+    )
     # Offsets of characters outside code (literals, quoted identifiers, comments), as (start, end) ranges.
     quoted: list[tuple[int, int]] = field(default_factory=list)
     # Colons SQLAlchemy would bind but must not (offset -> escape with a backslash).
@@ -97,16 +102,26 @@ class _Scanner:
             elif s.startswith("/*", i):
                 end = s.find("*/", i + 2)
                 if end < 0:
-                    self.result.problems.append(Problem(i, i + 2, "this comment is never closed ('*/')"))
+                    self.result.problems.append(
+                        Problem(i, i + 2, "this comment is never closed ('*/')")
+                    )
                     self.result.quoted.append((i, n))
                     return
                 self.result.quoted.append((i, end + 2))
                 self.comments[i] = end + 2
                 i = end + 2
-            elif c == "$" and (i == 0 or not _word(s[i - 1])) and (tag := _DOLLAR_TAG.match(s, i)):
+            elif (
+                c == "$"
+                and (i == 0 or not _word(s[i - 1]))
+                and (tag := _DOLLAR_TAG.match(s, i))
+            ):
                 end = s.find(tag.group(), tag.end())
                 if end < 0:
-                    self.result.problems.append(Problem(i, tag.end(), f"this {tag.group()} string is never closed"))
+                    self.result.problems.append(
+                        Problem(
+                            i, tag.end(), f"this {tag.group()} string is never closed"
+                        )
+                    )
                     self.result.quoted.append((i, n))
                     return
                 self.result.quoted.append((i, end + len(tag.group())))
@@ -133,7 +148,9 @@ class _Scanner:
                 self.result.quoted.append((start, i + 1))
                 return i + 1
             i += 1
-        self.result.problems.append(Problem(start, start + 1, f"this {what} is never closed ({quote})"))
+        self.result.problems.append(
+            Problem(start, start + 1, f"this {what} is never closed ({quote})")
+        )
         self.result.quoted.append((start, self.n))
         return self.n
 
@@ -151,9 +168,15 @@ class _Scanner:
         wrap = s.startswith("::", end)
         if not wrap and s.startswith(":", end):
             self.result.problems.append(
-                Problem(end, end + 1, "a placeholder directly followed by ':' is ambiguous; add a space")
+                Problem(
+                    end,
+                    end + 1,
+                    "a placeholder directly followed by ':' is ambiguous; add a space",
+                )
             )
-        self.result.placeholders.append(Placeholder(name.group(), i, end, after_in, parens, wrap))
+        self.result.placeholders.append(
+            Placeholder(name.group(), i, end, after_in, parens, wrap)
+        )
         return end
 
     def _in_context(self, start: int, end: int) -> tuple[bool, tuple[int, int] | None]:
@@ -164,7 +187,9 @@ class _Scanner:
         if i > 0 and s[i - 1] == "(":
             open_paren = i - 1
             i = self._skip_space_back(i - 1)
-        if not (i >= 2 and s[i - 2 : i].lower() == "in" and (i == 2 or not _word(s[i - 3]))):
+        if not (
+            i >= 2 and s[i - 2 : i].lower() == "in" and (i == 2 or not _word(s[i - 3]))
+        ):
             return False, None
         if open_paren is None:
             return True, None
@@ -230,7 +255,11 @@ def _protect_colons(result: Scan) -> None:
                 result.doubled.add(index)
             elif any(matches):
                 result.problems.append(
-                    Problem(index, index + 2, "this backslash-colon reads differently in SQLAlchemy 2.0 and 2.1")
+                    Problem(
+                        index,
+                        index + 2,
+                        "this backslash-colon reads differently in SQLAlchemy 2.0 and 2.1",
+                    )
                 )
 
 

@@ -11,12 +11,27 @@ from ..frontends.brimley_ir import Resource
 from ..frontends.sqlscan import scan, render
 from ..ir import JArray, JObject, SpecModule, Tool, to_plain
 from ..runtime.validation import is_valid
-from ..plan import NONE, FieldPlan, ModulePlan, ParamPlan, PyType, ResourcePlan, SqlBind, SqlPlan
+from ..plan import (
+    NONE,
+    FieldPlan,
+    ModulePlan,
+    ParamPlan,
+    PyType,
+    ResourcePlan,
+    SqlBind,
+    SqlPlan,
+)
 from .naming import Scope, class_name, constant_name, field_name, function_name, snake
 from .pytypes import DocumentTyper
 
 
-def context_params(builder: Any, tool: Tool, spec: SpecModule, plan: ModulePlan, fields: tuple[FieldPlan, ...]) -> tuple[ParamPlan, ...]:
+def context_params(
+    builder: Any,
+    tool: Tool,
+    spec: SpecModule,
+    plan: ModulePlan,
+    fields: tuple[FieldPlan, ...],
+) -> tuple[ParamPlan, ...]:
     """The stub's keyword parameters fed from the context (`from_context`), after the LLM's arguments."""
     from .build_plan import _plain_default_fits
     from ..backends.literals import py_literal
@@ -25,8 +40,17 @@ def context_params(builder: Any, tool: Tool, spec: SpecModule, plan: ModulePlan,
     params = []
     for param in tool.context_params:
         doc = builder.documents.build(param.schema, spec)
-        scratch = ModulePlan(plan.dotted, plan.path, plan.source_display)  # context types lift no models
-        typer = DocumentTyper(doc, "_CONTEXT", scratch, builder.classes, builder.entity_classes, builder.diags)
+        scratch = ModulePlan(
+            plan.dotted, plan.path, plan.source_display
+        )  # context types lift no models
+        typer = DocumentTyper(
+            doc,
+            "_CONTEXT",
+            scratch,
+            builder.classes,
+            builder.entity_classes,
+            builder.diags,
+        )
         kind = typer.root_type(class_name(tool.name) + class_name(param.name))
         py_name = names.claim(field_name(param.name))
         if param.required:
@@ -35,14 +59,28 @@ def context_params(builder: Any, tool: Tool, spec: SpecModule, plan: ModulePlan,
         default = to_plain(param.default)
         if default is None:
             optional = kind if kind.nullable else PyType.union([kind, NONE])
-            params.append(ParamPlan(py_name, optional, "None", param.path, param.name, None))
+            params.append(
+                ParamPlan(py_name, optional, "None", param.path, param.name, None)
+            )
         else:
-            source = py_literal(default) if _plain_default_fits(kind, default) else "..."
-            params.append(ParamPlan(py_name, kind, source, param.path, param.name, default))
+            source = (
+                py_literal(default) if _plain_default_fits(kind, default) else "..."
+            )
+            params.append(
+                ParamPlan(py_name, kind, source, param.path, param.name, default)
+            )
     return tuple(params)
 
 
-def sql_plan(builder: Any, tool: Tool, func: str, upper: str, result: PyType, params: tuple[ParamPlan, ...], fields: tuple[FieldPlan, ...]) -> SqlPlan:
+def sql_plan(
+    builder: Any,
+    tool: Tool,
+    func: str,
+    upper: str,
+    result: PyType,
+    params: tuple[ParamPlan, ...],
+    fields: tuple[FieldPlan, ...],
+) -> SqlPlan:
     """The generated implementation of a SQL tool: its text for `text()`, its binds and its row mapping."""
     assert tool.sql is not None
     found = scan(tool.sql.text)
@@ -54,12 +92,16 @@ def sql_plan(builder: Any, tool: Tool, func: str, upper: str, result: PyType, pa
         {
             p.name
             for p in found.placeholders
-            if p.after_in and isinstance(properties.get(p.name), JObject) and properties[p.name].get("type") == "array"
+            if p.after_in
+            and isinstance(properties.get(p.name), JObject)
+            and properties[p.name].get("type") == "array"
         }
         | {
             p.name
             for p in found.placeholders
-            if p.after_in and p.name in context and to_plain(_context_schema(tool, p.name)).get("type") == "array"
+            if p.after_in
+            and p.name in context
+            and to_plain(_context_schema(tool, p.name)).get("type") == "array"
         }
     )
     binds: list[SqlBind] = []
@@ -69,11 +111,20 @@ def sql_plan(builder: Any, tool: Tool, func: str, upper: str, result: PyType, pa
         if placeholder.name in context:
             binds.append(SqlBind(placeholder.name, None, context[placeholder.name]))
         else:
-            binds.append(SqlBind(placeholder.name, attrs.get(placeholder.name, field_name(placeholder.name))))
+            binds.append(
+                SqlBind(
+                    placeholder.name,
+                    attrs.get(placeholder.name, field_name(placeholder.name)),
+                )
+            )
     rows, row_type, columns, closed = _rows(builder, tool, result)
     types = {}
     for bind in binds:
-        schema = _context_schema(tool, bind.name) if bind.attr is None else properties.get(bind.name, {})
+        schema = (
+            _context_schema(tool, bind.name)
+            if bind.attr is None
+            else properties.get(bind.name, {})
+        )
         kind = _bind_kind(to_plain(schema), bind.name in expanding)
         if kind:
             types[bind.name] = kind
@@ -113,7 +164,9 @@ def _context_schema(tool: Tool, name: str) -> Any:
     return next((p.schema for p in tool.context_params if p.name == name), {})
 
 
-def _rows(builder: Any, tool: Tool, result: PyType) -> tuple[str, PyType | None, dict[str, str], bool]:
+def _rows(
+    builder: Any, tool: Tool, result: PyType
+) -> tuple[str, PyType | None, dict[str, str], bool]:
     """How rows map to the result: void, one entity, all entities, one value, or the values of a column."""
     if tool.returns_void or tool.output_schema is None:
         return "void", None, {}, True
@@ -121,20 +174,37 @@ def _rows(builder: Any, tool: Tool, result: PyType) -> tuple[str, PyType | None,
     many = isinstance(schema, JObject) and schema.get("type") == "array"
     element = schema.get("items") if many else schema
     ref = element.get("$ref") if isinstance(element, JObject) else None
-    if isinstance(ref, str) and ref.startswith("entity:") and ref[len("entity:") :] in builder.entity_classes:
+    if (
+        isinstance(ref, str)
+        and ref.startswith("entity:")
+        and ref[len("entity:") :] in builder.entity_classes
+    ):
         name = ref[len("entity:") :]
         cls = builder.entity_classes[name]
         columns, closed = _columns(builder.program.entities[name][0].schema)
-        return ("all" if many else "one"), PyType(cls, frozenset({cls})), columns, closed
+        return (
+            ("all" if many else "one"),
+            PyType(cls, frozenset({cls})),
+            columns,
+            closed,
+        )
     if many and result.expr.startswith("list[") and result.expr.endswith("]"):
-        return "values", PyType(result.expr[5:-1], result.models, result.needs, result.nullable), {}, True
+        return (
+            "values",
+            PyType(result.expr[5:-1], result.models, result.needs, result.nullable),
+            {},
+            True,
+        )
     return "value", result, {}, True
 
 
 def _columns(schema: Any) -> tuple[dict[str, str], bool]:
     """An entity's columns and how a value of each is read: "boolean" (SQLite's 0/1), "date-time" (ISO text),
-    or ""; a trailing "?" marks an optional field whose schema refuses null, so that NULL means "absent"."""
-    if not isinstance(schema, JObject) or not isinstance(schema.get("properties"), JObject):
+    or ""; a trailing "?" marks an optional field whose schema refuses null, so that NULL means "absent".
+    """
+    if not isinstance(schema, JObject) or not isinstance(
+        schema.get("properties"), JObject
+    ):
         return {}, False
     required = schema.get("required")
     required = set(required) if isinstance(required, JArray) else set()
@@ -148,19 +218,27 @@ def _columns(schema: Any) -> tuple[dict[str, str], bool]:
             column = "date-time"
         else:
             column = ""
-        if name not in required and "$ref" not in str(plain) and not is_valid(None, plain):
+        if (
+            name not in required
+            and "$ref" not in str(plain)
+            and not is_valid(None, plain)
+        ):
             column += "?"
         columns[name] = column
     return columns, schema.get("additionalProperties") is False
 
 
-def resource_plan(builder: Any, resource: Resource, spec: SpecModule, plan: ModulePlan) -> ResourcePlan:
+def resource_plan(
+    builder: Any, resource: Resource, spec: SpecModule, plan: ModulePlan
+) -> ResourcePlan:
     base = snake(resource.name)
     doc = builder.documents.build(resource.input_schema, spec)
     const = builder.constants.claim(constant_name(base) + "_ARGS_SCHEMA")
     cls = builder.classes.claim(class_name(resource.name) + "Args")
     builder._typer(doc, const, plan).root_model(
-        cls, f"Arguments of the resource `{resource.name}`: the parameters of its path.", force_object=True
+        cls,
+        f"Arguments of the resource `{resource.name}`: the parameters of its path.",
+        force_object=True,
     )
     func = function_name(resource.name)
     return ResourcePlan(

@@ -7,9 +7,26 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, Span
 from ..ir import SpecModule, Tool, to_plain
-from ..plan import ANY, NONE, AgentPlan, ModulePlan, PackagePlan, ParamPlan, PyType, ToolPlan
+from ..plan import (
+    ANY,
+    NONE,
+    AgentPlan,
+    ModulePlan,
+    PackagePlan,
+    ParamPlan,
+    PyType,
+    ToolPlan,
+)
 from .brimley_plan import context_params, resource_plan, sql_plan
-from .naming import RESERVED_CLASS_NAMES, Scope, class_name, constant_name, function_name, module_name, snake
+from .naming import (
+    RESERVED_CLASS_NAMES,
+    Scope,
+    class_name,
+    constant_name,
+    function_name,
+    module_name,
+    snake,
+)
 from .pytypes import DocumentTyper, is_structured_object
 from .resolve import Document, DocumentBuilder, Program
 
@@ -42,8 +59,12 @@ class PlanBuilder:
         modules = self._modules()
         for spec, plan in modules:
             for entity in spec.entities:
-                self.entity_classes[entity.name] = self.classes.claim(class_name(entity.name))
-        package = PackagePlan([plan for _, plan in modules], [], {}, entity_classes=self.entity_classes)
+                self.entity_classes[entity.name] = self.classes.claim(
+                    class_name(entity.name)
+                )
+        package = PackagePlan(
+            [plan for _, plan in modules], [], {}, entity_classes=self.entity_classes
+        )
         for spec, plan in modules:
             for entity in spec.entities:
                 self._entity(entity, spec, plan, package)
@@ -55,7 +76,9 @@ class PlanBuilder:
                 plan.resources.append(resource_plan(self, resource, spec, plan))
             for agent in spec.agents:
                 metadata = to_plain(dict(agent.metadata))
-                package.agents.append(AgentPlan(agent.name, agent.description, agent.tools, metadata))
+                package.agents.append(
+                    AgentPlan(agent.name, agent.description, agent.tools, metadata)
+                )
         for plan in package.modules:
             for model in plan.models:
                 package.model_modules[model.class_name] = plan.dotted
@@ -76,14 +99,25 @@ class PlanBuilder:
                 )
                 continue
             seen[dotted] = spec.source.span(0)
-            result.append((spec, ModulePlan(dotted, "/".join(parts) + ".py", spec.source.rel.as_posix())))
+            result.append(
+                (
+                    spec,
+                    ModulePlan(
+                        dotted, "/".join(parts) + ".py", spec.source.rel.as_posix()
+                    ),
+                )
+            )
         return result
 
     def _typer(self, doc: Document, const: str, plan: ModulePlan) -> DocumentTyper:
         plan.constants[const] = to_plain(doc.schema)
-        return DocumentTyper(doc, const, plan, self.classes, self.entity_classes, self.diags)
+        return DocumentTyper(
+            doc, const, plan, self.classes, self.entity_classes, self.diags
+        )
 
-    def _entity(self, entity: Any, spec: SpecModule, plan: ModulePlan, package: PackagePlan) -> None:
+    def _entity(
+        self, entity: Any, spec: SpecModule, plan: ModulePlan, package: PackagePlan
+    ) -> None:
         doc = self.documents.build(entity.schema, spec, own_entity=entity.name)
         const = self.constants.claim(constant_name(snake(entity.name)) + "_SCHEMA")
         cls = self.entity_classes[entity.name]
@@ -99,7 +133,9 @@ class PlanBuilder:
         input_const = self.constants.claim(f"{upper}_INPUT_SCHEMA")
         args_cls = self.classes.claim(f"{prefix}Args")
         default_doc = f"Arguments of the tool `{tool.name}`."
-        args = self._typer(input_doc, input_const, plan).root_model(args_cls, default_doc, force_object=True)
+        args = self._typer(input_doc, input_const, plan).root_model(
+            args_cls, default_doc, force_object=True
+        )
 
         output_const = result_model = None
         result: PyType = NONE if tool.returns_void else ANY
@@ -116,7 +152,9 @@ class PlanBuilder:
                 typer.root_model(result_model, f"Result of the tool `{tool.name}`.")
                 result = PyType(result_model, frozenset({result_model}))
             else:
-                result = typer.root_type(f"{prefix}Result")  # a non-object result is returned as its plain type
+                result = typer.root_type(
+                    f"{prefix}Result"
+                )  # a non-object result is returned as its plain type
             llm["outputSchema"] = _with_dialect(plan.constants[output_const])
         config_model = None
         if tool.config_schema is not None:
@@ -127,25 +165,37 @@ class PlanBuilder:
             if not (isinstance(own_doc, str) and own_doc.strip()):
                 own_doc = f"Instantiation configuration of the tool `{tool.name}`."
             default_doc = own_doc
-            self._typer(config_doc, config_const, plan).root_model(config_cls, default_doc, force_object=True)
+            self._typer(config_doc, config_const, plan).root_model(
+                config_cls, default_doc, force_object=True
+            )
             config_model = config_cls
 
-        params = tuple(ParamPlan(f.py_name, f.type, _default_source(f)) for f in args.fields)
-        params += context_params(self, tool, spec, plan, args.fields)  # Brimley `from_context`, after the LLM's
+        params = tuple(
+            ParamPlan(f.py_name, f.type, _default_source(f)) for f in args.fields
+        )
+        params += context_params(
+            self, tool, spec, plan, args.fields
+        )  # Brimley `from_context`, after the LLM's
         sql = None
         if tool.sql is not None:  # a SQL tool: codegen writes its implementation
             sql = sql_plan(self, tool, func, upper, result, params, args.fields)
             if sql.rows == "one":  # one row, or None when there is none
                 result = PyType.union([result, NONE])
         config_param = None
-        if config_model is not None:  # passed by `dispatch(..., config=...)`, after the LLM's arguments
+        if (
+            config_model is not None
+        ):  # passed by `dispatch(..., config=...)`, after the LLM's arguments
             taken = {p.py_name for p in params}
             config_param = "config" if "config" not in taken else "tool_config"
             number = 1
             while config_param in taken:
                 number += 1
                 config_param = f"tool_config_{number}"
-            params += (ParamPlan(config_param, PyType(config_model, frozenset({config_model})), None),)
+            params += (
+                ParamPlan(
+                    config_param, PyType(config_model, frozenset({config_model})), None
+                ),
+            )
         return ToolPlan(
             name=tool.name,
             func=func,
@@ -190,11 +240,15 @@ def _plain_default_fits(kind: PyType, value: Any) -> bool:
     """Whether the JSON default can be written as a Python literal of the field's type."""
     if kind.models or "_dt" in kind.needs or "_decimal" in kind.needs:
         return False
-    return not isinstance(value, (dict, list)) or not value or "Literal" not in kind.needs
+    return (
+        not isinstance(value, (dict, list)) or not value or "Literal" not in kind.needs
+    )
 
 
 def build_plan(program: Program, diags: Diagnostics) -> PackagePlan:
     from ..frontends.brimley_link import link
 
-    link(program, diags)  # Brimley: entity_ref inheritance, SQL placeholders, resources (needs every file)
+    link(
+        program, diags
+    )  # Brimley: entity_ref inheritance, SQL placeholders, resources (needs every file)
     return PlanBuilder(program, diags).build()

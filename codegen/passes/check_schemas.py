@@ -18,7 +18,9 @@ from ..diagnostics import Diagnostics, Span
 from ..ir import JArray, JObject, SpecModule, schema_objects, to_plain
 from ..runtime.validation import compile_pattern, validate
 
-_MAX_REPORTED = 3  # per document: the first few problems locate the mistake; the rest is noise
+_MAX_REPORTED = (
+    3  # per document: the first few problems locate the mistake; the rest is noise
+)
 
 
 META_SCHEMA = {"$ref": "https://json-schema.org/draft/2020-12/schema"}
@@ -37,19 +39,30 @@ def check_schemas(modules: list[SpecModule], diags: Diagnostics) -> list[SpecMod
                 if doc is not None
             )
         )
-        entities = tuple(e for e in module.entities if _valid(e.schema, fallback=e.span, diags=diags))
+        entities = tuple(
+            e for e in module.entities if _valid(e.schema, fallback=e.span, diags=diags)
+        )
         checked.append(dataclasses.replace(module, tools=tools, entities=entities))
     return checked
 
 
 def _valid(doc: Any, fallback: Span, diags: Diagnostics) -> bool:
-    errors = sorted(validate(to_plain(doc), META_SCHEMA), key=lambda problem: -len(problem.path))
+    errors = sorted(
+        validate(to_plain(doc), META_SCHEMA), key=lambda problem: -len(problem.path)
+    )
     for error in errors[:_MAX_REPORTED]:
-        message = _unknown_type(doc, error.path) or f"not a valid JSON Schema: {error.message}"
+        message = (
+            _unknown_type(doc, error.path)
+            or f"not a valid JSON Schema: {error.message}"
+        )
         diags.error("invalid-schema", message, span_at(doc, list(error.path), fallback))
     bad_patterns = list(_bad_patterns(doc, fallback))
     for span, pattern in bad_patterns[:_MAX_REPORTED]:
-        diags.error("invalid-schema", f"pattern {pattern!r} is not a valid regular expression", span)
+        diags.error(
+            "invalid-schema",
+            f"pattern {pattern!r} is not a valid regular expression",
+            span,
+        )
     return not errors and not bad_patterns
 
 
@@ -66,7 +79,11 @@ def _unknown_type(doc: Any, path: tuple[Any, ...]) -> str | None:
     if not isinstance(node, str):
         return None
     close = difflib.get_close_matches(node, _JSON_TYPES, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else f" (JSON Schema types: {', '.join(_JSON_TYPES)})"
+    hint = (
+        f"; did you mean {close[0]!r}?"
+        if close
+        else f" (JSON Schema types: {', '.join(_JSON_TYPES)})"
+    )
     return f"unknown type {node!r}{hint}"
 
 

@@ -16,7 +16,9 @@ from pydantic import BaseModel, RootModel
 # Names an annotation in a generated class body may mention; a field with one of these names would shadow it.
 _ANNOTATION_BUILTINS = {"str", "int", "float", "bool", "list", "dict", "None"}
 # Attributes of BaseModel/RootModel a field must not shadow (`schema`, `json`, `copy`, `model_config`, ...).
-_MODEL_ATTRIBUTES = {n for n in dir(BaseModel) + dir(RootModel) if not n.startswith("_")} | {"root"}
+_MODEL_ATTRIBUTES = {
+    n for n in dir(BaseModel) + dir(RootModel) if not n.startswith("_")
+} | {"root"}
 # Names the generated module binds itself (imports and runtime helpers); classes must not take them.
 RESERVED_CLASS_NAMES = {
     "Any",
@@ -48,7 +50,11 @@ _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[A-Z]")
 def words(name: str) -> list[str]:
     """Split `getHTTPResponse_code2` into ['get', 'HTTP', 'Response', 'code', '2'] (ASCII only)."""
     ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-    return [w for chunk in re.split(r"[^A-Za-z0-9]+", ascii_name) for w in _WORD.findall(chunk)]
+    return [
+        w
+        for chunk in re.split(r"[^A-Za-z0-9]+", ascii_name)
+        for w in _WORD.findall(chunk)
+    ]
 
 
 def snake(name: str) -> str:
@@ -63,7 +69,11 @@ def _identifier(candidate: str, fallback: str) -> str:
     if not candidate:
         candidate = fallback
     if candidate[0].isdigit():
-        candidate = f"{fallback}_{candidate}" if fallback[0].islower() else f"{fallback}{candidate}"
+        candidate = (
+            f"{fallback}_{candidate}"
+            if fallback[0].islower()
+            else f"{fallback}{candidate}"
+        )
     return candidate
 
 
@@ -77,7 +87,10 @@ def _unreserved(name: str, reserved: set[str]) -> str:
 
 def field_name(wire: str) -> str:
     # `self` would collide with the stub methods' own first parameter.
-    name = _unreserved(_identifier(snake(wire), "field"), _ANNOTATION_BUILTINS | _MODEL_ATTRIBUTES | {"self"})
+    name = _unreserved(
+        _identifier(snake(wire), "field"),
+        _ANNOTATION_BUILTINS | _MODEL_ATTRIBUTES | {"self"},
+    )
     # Pydantic reserves the `model_` prefix for its own (present and future) methods.
     return name + "_" if name.startswith("model_") and not name.endswith("_") else name
 
