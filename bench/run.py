@@ -124,7 +124,7 @@ def _build(specs: Path, out: Path) -> tuple[float, dict[str, str]]:
     assert result.files is not None, [d.render() for d in result.diagnostics.sorted()][
         :3
     ]
-    write_output(out, result.files, result.keys)
+    write_output(out, result.files, result.keys, result.sources)
     return time.perf_counter() - start, result.files
 
 

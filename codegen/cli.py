@@ -150,7 +150,7 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
             print(f"codegen: {out} is up to date ({len(files)} files)")
         return 0
     try:
-        report = write_output(out, files, result.keys)
+        report = write_output(out, files, result.keys, result.sources)
     except (WriteError, OSError) as exc:
         print(f"codegen: error: {exc}", file=sys.stderr)
         return 1

@@ -7,13 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .backends.python import python_units, runtime_files
-from .backends.schemas import render_schemas
+from .backends.schemas import export_paths, exports_key, render_exports, render_schemas
 from .diagnostics import Diagnostics, SourceFile, SpecError
 from .formatting import format_all
 from .frontends import route
 from .frontends.gram import check_parameter_identity
 from .config import EMIT_CHOICES
 from .incremental import PreviousBuild, unit_key
+from .writer import digest
 from .ir import SpecModule
 from .passes.build_plan import build_plan
 from .passes.check_schemas import check_schemas
@@ -118,7 +119,11 @@ def compile_specs(
             diags.error(
                 "too-deep", "the spec is nested too deeply to read", source.span(0)
             )
-    modules = check_schemas(modules, diags)
+    modules = check_schemas(
+        modules,
+        diags,
+        trusted=(previous or PreviousBuild(None)).unchanged_sources(modules),
+    )
     check_parameter_identity(
         modules, diags
     )  # gram parameter names are global across .gram files too
@@ -128,15 +133,31 @@ def compile_specs(
     )  # even after errors, so that every problem is reported in one run
     if diags.has_errors:
         return result
-    files, keys = _python_files(plan, previous or PreviousBuild(None))
+    previous = previous or PreviousBuild(None)
+    files, keys = _python_files(plan, previous)
     files.update(runtime_files(plan, files))
     files["py.typed"] = ""
-    for path, text in render_schemas(plan).items():
-        if _emitted(path, emit):
-            files[path] = text
-    result.files = dict(sorted(files.items()))
-    result.keys = keys
+    files.update(render_schemas(plan))
+    files.update(_exports(plan, previous, keys))
+    result.files = {
+        path: text for path, text in sorted(files.items()) if _emitted(path, emit)
+    }
+    result.keys = {path: key for path, key in keys.items() if path in result.files}
+    result.sources = {m.source.rel.as_posix(): digest(m.source.text) for m in modules}
     return result
+
+
+def _exports(
+    plan: PackagePlan, previous: PreviousBuild, keys: dict[str, str]
+) -> dict[str, str]:
+    """The export files: all four list every tool, so they are reused or rebuilt together."""
+    key = unit_key(exports_key(plan))
+    paths = export_paths()
+    keys.update(dict.fromkeys(paths, key))
+    reused = {path: previous.reuse(path, key) for path in paths}
+    if all(text is not None for text in reused.values()):
+        return {path: text for path, text in reused.items() if text is not None}
+    return render_exports(plan)
 
 
 def _python_files(

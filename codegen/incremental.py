@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,8 @@ import black
 
 from . import __version__
 from .resources import data_dir
-from .writer import digest, read_manifest
+from .ir import SpecModule
+from .writer import digest, read_manifest, read_sources
 
 
 def _plain(value: Any) -> Any:
@@ -56,6 +58,16 @@ class PreviousBuild:
     def __init__(self, out: Path | None) -> None:
         self.out = out
         self.entries = read_manifest(out) if out is not None else {}
+        self.sources = read_sources(out) if out is not None else {}
+
+    def unchanged_sources(self, modules: Iterable[SpecModule]) -> set[str]:
+        """Spec files (relative paths) with the very text the last successful build compiled: their schemas
+        were checked then and need no second check."""
+        return {
+            m.source.rel.as_posix()
+            for m in modules
+            if self.sources.get(m.source.rel.as_posix()) == digest(m.source.text)
+        }
 
     def reuse(self, path: str, key: str) -> str | None:
         entry = self.entries.get(path)

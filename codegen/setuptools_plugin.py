@@ -60,7 +60,7 @@ def generate_into(build_lib: Path, project: Path, settings: Settings) -> list[st
     shutil.rmtree(
         build_lib / folder, ignore_errors=True
     )  # a checked-in copy that build_py put there
-    write_output(build_lib / folder, result.files, result.keys)
+    write_output(build_lib / folder, result.files, result.keys, result.sources)
     return [f"{folder}/{path}" for path in result.files]
 
 

@@ -27,20 +27,33 @@ def digest(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
-def manifest_text(files: dict[str, str], keys: dict[str, str] | None = None) -> str:
-    """Every generated file with its content hash and, for Python files, the key it was rendered from."""
+def manifest_text(
+    files: dict[str, str],
+    keys: dict[str, str] | None = None,
+    sources: dict[str, str] | None = None,
+) -> str:
+    """Every generated file with its content hash and the key it was rendered from, and the content hash of every
+    spec file compiled (relative paths, so the manifest is the same on every machine).
+    """
     listing: dict[str, dict[str, str]] = {}
     for path in sorted(files):
         entry = {"sha256": digest(files[path])}
         if keys and path in keys:
             entry["key"] = keys[path]
         listing[path] = entry
-    return (
-        json.dumps(
-            {"generator": "codegen", "version": __version__, "files": listing}, indent=2
-        )
-        + "\n"
-    )
+    manifest: dict[str, object] = {"generator": "codegen", "version": __version__}
+    if sources:
+        manifest["sources"] = {path: sources[path] for path in sorted(sources)}
+    manifest["files"] = listing
+    return json.dumps(manifest, indent=2) + "\n"
+
+
+def read_sources(out: Path) -> dict[str, str]:
+    try:
+        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+        return {str(k): str(v) for k, v in data.get("sources", {}).items()}
+    except (OSError, ValueError, AttributeError):
+        return {}
 
 
 def read_manifest(out: Path) -> dict[str, dict[str, str]]:
@@ -74,7 +87,10 @@ class WriteReport:
 
 
 def write_output(
-    out: Path, files: dict[str, str], keys: dict[str, str] | None = None
+    out: Path,
+    files: dict[str, str],
+    keys: dict[str, str] | None = None,
+    sources: dict[str, str] | None = None,
 ) -> WriteReport:
     previous = read_manifest(out)
     targets = {rel: _inside(out, rel) for rel in files}
@@ -102,7 +118,7 @@ def write_output(
             target.unlink()
             deleted.append(rel)
             _prune_empty(target.parent, out.resolve())
-    manifest = manifest_text(files, keys).encode("utf-8")
+    manifest = manifest_text(files, keys, sources).encode("utf-8")
     if not (out / MANIFEST).is_file() or (out / MANIFEST).read_bytes() != manifest:
         _atomic_write(out / MANIFEST, manifest)
     return WriteReport(written, unchanged, deleted)

@@ -18,7 +18,7 @@ from codegen.writer import write_output
 def _build(specs: Path, out: Path) -> Any:
     result = compile_specs([specs], previous=PreviousBuild(out))
     assert result.files is not None
-    return write_output(out, result.files, result.keys)
+    return write_output(out, result.files, result.keys, result.sources)
 
 
 def _tool(name: str, description: str = "A tool.") -> dict[str, Any]:
@@ -99,3 +99,35 @@ def test_entity_moves_update_the_modules_that_import_it(tmp_path: Path) -> None:
     (specs / "use.json").write_text(json.dumps(tool))
     _build(specs, out)
     assert "from .b.thing import Thing" in (out / "use.py").read_text()
+
+
+def test_unchanged_specs_skip_the_schema_check_and_exports_are_reused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codegen.backends import schemas
+    from codegen.passes import check_schemas
+
+    specs, out = tmp_path / "specs", tmp_path / "out"
+    specs.mkdir()
+    for name in ("alpha", "beta"):
+        (specs / f"{name}.json").write_text(json.dumps(_tool(name)))
+    _build(specs, out)
+    checked: list[str] = []
+    original_valid = check_schemas._valid
+    monkeypatch.setattr(
+        check_schemas,
+        "_valid",
+        lambda doc, fallback, diags: checked.append(fallback.source.display)
+        or original_valid(doc, fallback, diags),
+    )
+    exported: list[int] = []
+    original_exports = schemas.render_exports
+    monkeypatch.setattr(
+        "codegen.compiler.render_exports",
+        lambda plan: exported.append(1) or original_exports(plan),
+    )
+    _build(specs, out)
+    assert checked == [] and exported == []
+    (specs / "beta.json").write_text(json.dumps(_tool("beta", "Changed.")))
+    _build(specs, out)
+    assert [Path(p).name for p in checked] == ["beta.json"] and exported == [1]
