@@ -1,5 +1,7 @@
-"""Support code every generated package carries (copied verbatim into `OUT/_runtime/`).
+"""Support code generated packages carry (copied verbatim into `OUT/_runtime/`).
 
-It depends on nothing but Pydantic v2: `validation` decides acceptance with JSON Schema semantics, `models`
-holds the base classes of generated models, `dispatch` runs tool calls.
+It depends on nothing but Pydantic v2 (and SQLAlchemy, for `sql`): `validation` decides acceptance with JSON
+Schema semantics, `models` holds the base classes of generated models, `dispatch` runs tool calls, `exports`
+writes tools in the formats LLM APIs take; `sql` (SQL tools) and `paths` (resources) ship only in packages that
+use them.
 """
