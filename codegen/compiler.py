@@ -11,7 +11,6 @@ from .backends.schemas import export_paths, exports_key, render_exports, render_
 from .diagnostics import Diagnostics, SourceFile, SpecError
 from .formatting import format_all
 from .frontends import route
-from .frontends.gram import check_parameter_identity
 from .config import EMIT_CHOICES
 from .incremental import PreviousBuild, unit_key
 from .writer import digest
@@ -124,9 +123,11 @@ def compile_specs(
         diags,
         trusted=(previous or PreviousBuild(None)).unchanged_sources(modules),
     )
-    check_parameter_identity(
-        modules, diags
-    )  # gram parameter names are global across .gram files too
+    if any(m.source.path.name.endswith(".gram") for m in modules):
+        # gram parameter names are global across .gram files too
+        from .frontends.gram import check_parameter_identity
+
+        check_parameter_identity(modules, diags)
     program = build_namespace(modules, diags)
     plan = build_plan(
         program, diags

@@ -10,15 +10,11 @@ from __future__ import annotations
 import keyword
 import re
 import unicodedata
-
-from pydantic import BaseModel, RootModel
+from collections.abc import Collection
+from functools import lru_cache
 
 # Names an annotation in a generated class body may mention; a field with one of these names would shadow it.
 _ANNOTATION_BUILTINS = {"str", "int", "float", "bool", "list", "dict", "None"}
-# Attributes of BaseModel/RootModel a field must not shadow (`schema`, `json`, `copy`, `model_config`, ...).
-_MODEL_ATTRIBUTES = {
-    n for n in dir(BaseModel) + dir(RootModel) if not n.startswith("_")
-} | {"root"}
 # Names the generated module binds itself (imports and runtime helpers); classes must not take them.
 RESERVED_CLASS_NAMES = {
     "Any",
@@ -77,7 +73,7 @@ def _identifier(candidate: str, fallback: str) -> str:
     return candidate
 
 
-def _unreserved(name: str, reserved: set[str]) -> str:
+def _unreserved(name: str, reserved: Collection[str]) -> str:
     """A trailing underscore keeps a name clear of Python's keywords and of `reserved` (soft keywords such as
     `match` and `type` are valid names and stay as they are)."""
     if keyword.iskeyword(name) or name in reserved:
@@ -85,12 +81,20 @@ def _unreserved(name: str, reserved: set[str]) -> str:
     return name
 
 
+@lru_cache(maxsize=1)
+def _field_reserved() -> frozenset[str]:
+    """Names a field must not take: attributes of BaseModel/RootModel (`schema`, `json`, `copy`, `model_config`,
+    ...), builtins our annotations use, and `self` (the stub methods' own first parameter). Pydantic is imported
+    here, on first use, to keep it off the start-up path of compiles that name no fields.
+    """
+    from pydantic import BaseModel, RootModel
+
+    attributes = {n for n in dir(BaseModel) + dir(RootModel) if not n.startswith("_")}
+    return frozenset(attributes | {"root", "self"} | _ANNOTATION_BUILTINS)
+
+
 def field_name(wire: str) -> str:
-    # `self` would collide with the stub methods' own first parameter.
-    name = _unreserved(
-        _identifier(snake(wire), "field"),
-        _ANNOTATION_BUILTINS | _MODEL_ATTRIBUTES | {"self"},
-    )
+    name = _unreserved(_identifier(snake(wire), "field"), _field_reserved())
     # Pydantic reserves the `model_` prefix for its own (present and future) methods.
     return name + "_" if name.startswith("model_") and not name.endswith("_") else name
 
