@@ -15,9 +15,8 @@ import black
 
 from .backends.python import PythonFile
 
-PARALLEL_THRESHOLD = (
-    400_000  # characters of source below which worker start-up costs more than it saves
-)
+# Characters of source below which starting worker processes costs more than it saves.
+PARALLEL_THRESHOLD = 50_000
 
 
 @lru_cache(maxsize=1)
