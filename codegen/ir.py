@@ -8,7 +8,7 @@ types to Python and identical output for the same tool written in any format. Fr
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
@@ -114,6 +114,26 @@ def schema_objects(doc: Any) -> Iterator[JObject]:
                 for key, value in reversed(list(node.items()))
                 if key not in DATA_KEYWORDS
             )
+
+
+def rewrite_schema(schema: Any, visit: Callable[[JObject], JObject]) -> Any:
+    """`schema` with `visit` applied to every object in it, children first, data keywords left alone. Nodes
+    nothing changed in are returned as they are, so callers can tell (`is`) whether anything changed.
+    """
+    if isinstance(schema, JArray):
+        items = [rewrite_schema(item, visit) for item in schema]
+        if all(new is old for new, old in zip(items, schema)):
+            return schema
+        return JArray(items, schema.span, schema.item_spans)
+    if not isinstance(schema, JObject):
+        return schema
+    changes = {}
+    for key, value in schema.items():
+        if key not in DATA_KEYWORDS:
+            new = rewrite_schema(value, visit)
+            if new is not value:
+                changes[key] = new
+    return visit(schema.replace(**changes) if changes else schema)
 
 
 def to_plain(value: Any) -> Any:

@@ -119,3 +119,26 @@ def _session_package(
     sys.path.insert(0, str(out.parent))
     importlib.invalidate_caches()
     return out, importlib.import_module(name)
+
+
+@pytest.fixture(scope="session")
+def codegen_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """codegen built as a wheel once per session (the wheel and build-step tests install it)."""
+    import subprocess
+
+    wheels = tmp_path_factory.mktemp("wheels")
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "-q",
+        "-w",
+        str(wheels),
+        str(ROOT),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (wheel,) = wheels.glob("codegen-*.whl")
+    return wheel

@@ -7,7 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT
 
 
 def run(*command: str | Path, cwd: Path) -> str:
@@ -18,21 +17,10 @@ def run(*command: str | Path, cwd: Path) -> str:
     return done.stdout
 
 
-def test_wheel_installs_into_a_fresh_virtualenv_and_compiles(tmp_path: Path) -> None:
-    wheels = tmp_path / "wheels"
-    run(
-        sys.executable,
-        "-m",
-        "pip",
-        "wheel",
-        "--no-deps",
-        "-q",
-        "-w",
-        wheels,
-        ROOT,
-        cwd=tmp_path,
-    )
-    (wheel,) = wheels.glob("codegen-*.whl")
+def test_wheel_installs_into_a_fresh_virtualenv_and_compiles(
+    tmp_path: Path, codegen_wheel: Path
+) -> None:
+    wheel = codegen_wheel
     venv = tmp_path / "venv"
     run(sys.executable, "-m", "venv", venv, cwd=tmp_path)
     python = venv / "bin" / "python"

@@ -20,7 +20,15 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 from ..diagnostics import Diagnostics, Span
-from ..ir import ContextParam, JArray, JObject, SpecModule, Tool, to_plain
+from ..ir import (
+    ContextParam,
+    JArray,
+    JObject,
+    SpecModule,
+    Tool,
+    rewrite_schema,
+    to_plain,
+)
 from ..runtime.paths import TemplateError, parse_template
 from ..runtime.validation import is_valid
 from .brimley_ir import PENDING_KEY, Inherit, Pending, Resource
@@ -408,27 +416,14 @@ def _unbindable(schema: Any) -> str | None:
 def _rewrite_refs(schema: Any, document: Any) -> Any:
     """Make `#…` and relative `x.schema.json` references of a field taken out of `document` (a .schema.json
     path) absolute, so they mean the same from any other file."""
-    if isinstance(schema, JArray):
-        return JArray(
-            [_rewrite_refs(item, document) for item in schema],
-            schema.span,
-            schema.item_spans,
-        )
-    if not isinstance(schema, JObject):
-        return schema
-    changes: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key in ("enum", "const", "default", "examples"):
-            continue
-        if key == "$ref" and isinstance(value, str):
-            target = _absolute_ref(value, document)
-            if target != value:
-                changes[key] = target
-        else:
-            new = _rewrite_refs(value, document)
-            if new is not value:
-                changes[key] = new
-    return schema.replace(**changes) if changes else schema
+
+    def visit(node: JObject) -> JObject:
+        ref = node.get("$ref")
+        if isinstance(ref, str) and _absolute_ref(ref, document) != ref:
+            return node.replace(**{"$ref": _absolute_ref(ref, document)})
+        return node
+
+    return rewrite_schema(schema, visit)
 
 
 def _absolute_ref(ref: str, document: Any) -> str:

@@ -11,7 +11,16 @@ import re
 from typing import Any
 
 from ..diagnostics import Diagnostics, SourceFile, SpecError, Span
-from ..ir import DELETE, Entity, JArray, JObject, SpecModule, Tool, schema_objects
+from ..ir import (
+    DELETE,
+    Entity,
+    JArray,
+    JObject,
+    SpecModule,
+    Tool,
+    rewrite_schema,
+    schema_objects,
+)
 from .jsonparse import parse_json
 
 TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,127}\Z")
@@ -208,34 +217,22 @@ def _first(entry: JObject, keys: tuple[str, ...]) -> Any:
 
 def _normalize_bfcl(schema: Any, diags: Diagnostics) -> Any:
     """Rewrite BFCL's type names into JSON Schema, warning once per rewritten spot."""
-    if isinstance(schema, JArray):
-        return JArray(
-            [_normalize_bfcl(item, diags) for item in schema],
-            schema.span,
-            schema.item_spans,
-        )
-    if not isinstance(schema, JObject):
-        return schema
-    changes: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key in ("const", "enum", "default", "examples"):
-            continue
-        new = _normalize_bfcl(value, diags)
-        if new is not value:
-            changes[key] = new
-    kind = schema.get("type")
-    if isinstance(kind, str) and kind in _BFCL_TYPES:
+
+    def visit(node: JObject) -> JObject:
+        kind = node.get("type")
+        if not isinstance(kind, str) or kind not in _BFCL_TYPES:
+            return node
         replacement = _BFCL_TYPES[kind]
         diags.warning(
             "bfcl-type",
             f"BFCL type name {kind!r} read as {replacement or 'any value'}",
-            schema.value_span("type"),
+            node.value_span("type"),
         )
-        changes["type"] = DELETE
+        changes: dict[str, Any] = {"type": DELETE}
         for key, value in replacement.items():
             changes[key] = (
-                JObject(value, schema.span) if isinstance(value, dict) else value
+                JObject(value, node.span) if isinstance(value, dict) else value
             )
-    if not changes:
-        return schema
-    return schema.replace(**changes)
+        return node.replace(**changes)
+
+    return rewrite_schema(schema, visit)

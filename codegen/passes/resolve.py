@@ -23,6 +23,7 @@ from ..ir import (
     JObject,
     SpecModule,
     Tool,
+    rewrite_schema,
     schema_objects,
 )
 from ..runtime.validation import SUBSCHEMA_MAPS
@@ -308,21 +309,10 @@ class DocumentBuilder:
 
 
 def _replace_refs(schema: Any, replacements: dict[str, str]) -> Any:
-    if isinstance(schema, JObject):
-        changes: dict[str, Any] = {}
-        for key, value in schema.items():
-            if key in DATA_KEYWORDS:
-                continue
-            if key == "$ref" and isinstance(value, str) and value in replacements:
-                changes[key] = replacements[value]
-            else:
-                new = _replace_refs(value, replacements)
-                if new is not value:
-                    changes[key] = new
-        return schema.replace(**changes) if changes else schema
-    if isinstance(schema, JArray):
-        items = [_replace_refs(item, replacements) for item in schema]
-        if all(a is b for a, b in zip(items, schema)):
-            return schema
-        return JArray(items, schema.span, schema.item_spans)
-    return schema
+    def visit(node: JObject) -> JObject:
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref in replacements:
+            return node.replace(**{"$ref": replacements[ref]})
+        return node
+
+    return rewrite_schema(schema, visit)
