@@ -23,6 +23,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, SourceFile, Span
 from ..ir import JArray, JObject, to_plain
+from ..runtime.validation import PatternError, compile_pattern
 from .gram_syntax import Entry, Name, Value
 
 # The type vocabulary: both the documented names and the ones pattern-agent's code uses (gram.md §4).
@@ -265,7 +266,7 @@ def _constraint_mismatch(value: Value, schema: dict[str, Any], text: str) -> str
             return f"{describe(value)} is shorter than minLength {schema['minLength']}"
         if "maxLength" in schema and len(data) > schema["maxLength"]:
             return f"{describe(value)} is longer than maxLength {schema['maxLength']}"
-        if "pattern" in schema and not re.search(schema["pattern"], data):
+        if "pattern" in schema and not _matches(schema["pattern"], data):
             return f"{describe(value)} does not match the pattern {schema['pattern']!r}"
     if isinstance(data, list):
         if len(data) < schema.get("minItems", 0):
@@ -273,6 +274,14 @@ def _constraint_mismatch(value: Value, schema: dict[str, Any], text: str) -> str
         if "maxItems" in schema and len(data) > schema["maxItems"]:
             return f"the array has more than maxItems {schema['maxItems']} items"
     return None
+
+
+def _matches(pattern: str, text: str) -> bool:
+    """`pattern` found in `text` by the runtime's linear-time matcher; a refused pattern is reported elsewhere."""
+    try:
+        return compile_pattern(pattern).search(text)
+    except PatternError:
+        return True
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import re
 from collections.abc import Collection, Iterator
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span
 from ..ir import JArray, JObject, SpecModule, schema_objects, to_plain
-from ..runtime.validation import compile_pattern, validate
+from ..runtime.validation import (
+    PatternError,
+    UnsupportedPattern,
+    compile_pattern,
+    validate,
+)
 
 _MAX_REPORTED = (
     3  # per document: the first few problems locate the mistake; the rest is noise
@@ -64,12 +68,8 @@ def _valid(doc: Any, fallback: Span, diags: Diagnostics) -> bool:
         )
         diags.error("invalid-schema", message, span_at(doc, list(error.path), fallback))
     bad_patterns = list(_bad_patterns(doc, fallback))
-    for span, pattern in bad_patterns[:_MAX_REPORTED]:
-        diags.error(
-            "invalid-schema",
-            f"pattern {pattern!r} is not a valid regular expression",
-            span,
-        )
+    for span, pattern, refusal in bad_patterns[:_MAX_REPORTED]:
+        diags.error("invalid-schema", _pattern_message(pattern, refusal), span)
     return not errors and not bad_patterns
 
 
@@ -107,19 +107,28 @@ def span_at(doc: Any, path: list[Any], fallback: Span) -> Span:
     return span
 
 
-def _compiles(pattern: str) -> bool:
+def _pattern_error(pattern: str) -> PatternError | None:
+    """Why the runtime would refuse `pattern`: the same compiler, so the same linear-time matcher, decides."""
     try:
         compile_pattern(pattern)
-    except (re.error, RecursionError, OverflowError):
-        return False
-    return True
+    except PatternError as error:
+        return error
+    return None
 
 
-def _bad_patterns(doc: Any, fallback: Span) -> Iterator[tuple[Span, str]]:
+def _pattern_message(pattern: str, error: PatternError) -> str:
+    if isinstance(error, UnsupportedPattern):
+        return f"pattern {pattern!r} is not supported: {error} (patterns are matched in linear time, without backtracking)"
+    return f"pattern {pattern!r} is not a valid regular expression"
+
+
+def _bad_patterns(doc: Any, fallback: Span) -> Iterator[tuple[Span, str, PatternError]]:
     for node in schema_objects(doc):
         pattern = node.get("pattern")
-        if isinstance(pattern, str) and not _compiles(pattern):
-            yield node.value_span("pattern"), pattern
+        if isinstance(pattern, str) and (error := _pattern_error(pattern)):
+            yield node.value_span("pattern"), pattern, error
         patterns = node.get("patternProperties")
         if isinstance(patterns, JObject):
-            yield from ((patterns.key_span(p), p) for p in patterns if not _compiles(p))
+            for key in patterns:
+                if error := _pattern_error(key):
+                    yield patterns.key_span(key), key, error
