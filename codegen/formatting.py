@@ -7,6 +7,7 @@ Big compiles format files in parallel worker processes.
 
 from __future__ import annotations
 
+import ast
 import os
 from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
@@ -33,11 +34,35 @@ def format_python(source: PythonFile, path: str) -> str:
         raise RuntimeError(
             f"internal error: generated {path} is not valid Python ({exc})"
         ) from exc
-    for placeholder, replacement in source.splices.items():
-        start = text.index(placeholder)
-        line_start = text.rindex("\n", 0, start) + 1
-        text = text[:line_start] + replacement + text[start + len(placeholder) :]
-    return text
+    return splice(text, source.splices, path) if source.splices else text
+
+
+def splice(text: str, splices: dict[str, str], path: str) -> str:
+    """Put each pre-formatted constant in place of its placeholder.
+
+    A placeholder is found as code, never as text: it is the value of a module-level `NAME: T = <placeholder>`
+    statement in the parsed file. Spec text only ever reaches generated code inside string literals and
+    comments, so however it spells a placeholder, it cannot be mistaken for one.
+    """
+    # Split as ast counts lines (splitlines would also split at \f, \x1c, ...).
+    lines = text.split("\n")
+    found = [
+        statement
+        for statement in ast.parse(text).body
+        if isinstance(statement, ast.AnnAssign)
+        and isinstance(statement.value, ast.Name)
+        and statement.value.id in splices
+    ]
+    if sorted(s.value.id for s in found) != sorted(splices):  # type: ignore[union-attr]
+        raise RuntimeError(f"internal error: generated {path} lost a constant")
+    # From the bottom up, so that line numbers above stay valid.
+    for statement in sorted(found, key=lambda s: -s.lineno):
+        value = statement.value
+        assert isinstance(value, ast.Name) and value.end_lineno is not None
+        last = lines[value.end_lineno - 1].encode("utf-8")  # ast columns count bytes
+        rest = last[value.end_col_offset :].decode("utf-8")
+        lines[statement.lineno - 1 : value.end_lineno] = [splices[value.id] + rest]
+    return "\n".join(lines)
 
 
 def _format_item(item: tuple[str, PythonFile]) -> tuple[str, str]:
