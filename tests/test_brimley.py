@@ -352,7 +352,7 @@ request: {method: GET, url: "https://example.invalid"}
         },
     )
     module = files["f.py"]
-    assert "class ConfiguredConfig(SchemaModel):" in module
+    assert "class ConfiguredConfig(_models.SchemaModel):" in module
     assert "api_key: str" in module and "timeout: float = 5.0" in module
     assert (
         'metadata={"request": {"method": "GET", "url": "https://example.invalid"}}'

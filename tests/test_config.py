@@ -332,8 +332,8 @@ def test_gram_config_may_come_first_and_empty(tmp_path: Path) -> None:
     assert result.files is not None, [d.render() for d in result.diagnostics.sorted()]
     module = result.files["t.py"]
     assert (
-        "class TConfig(SchemaModel):" in module
-        and "class UConfig(SchemaModel):" in module
+        "class TConfig(_models.SchemaModel):" in module
+        and "class UConfig(_models.SchemaModel):" in module
     )
     # A config field is not a parameter: the global parameter identity of gram does not apply to it.
     assert '"x": {"type": "integer"}' in module and '"x": {"type": "string"}' in module

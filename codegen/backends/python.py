@@ -26,8 +26,8 @@ RUNTIME_FILES = (
     "validation.py",
     "exports.py",
 )
-# Carried only by packages that use them: sql.py imports SQLAlchemy, which other packages need not install.
-OPTIONAL_RUNTIME_FILES = ("sql.py", "paths.py")
+# Carried only by packages that use them (sql.py imports SQLAlchemy, which other packages need not install):
+# see `runtime_files`.
 
 
 @dataclass
@@ -64,6 +64,10 @@ class FieldView:
     name: str
     annotation: str
     assignment: str  # "" or " = <python source>"
+    uses_field: bool = False  # the assignment calls pydantic's `Field`
+    uses_factory: bool = (
+        False  # ... with a default built by the runtime's `default_value`
+    )
 
 
 @dataclass(frozen=True)
@@ -117,16 +121,15 @@ def _module_key(module: ModulePlan, plan: PackagePlan) -> Any:
     )
 
 
-def runtime_files(plan: PackagePlan, generated: dict[str, str]) -> dict[str, str]:
+def runtime_files(plan: PackagePlan, generated: object = None) -> dict[str, str]:
     """The runtime a package carries, verbatim (it is kept black-formatted in the repo): the core modules, and
-    `sql.py` / `paths.py` when some generated module imports them."""
+    `sql.py` / `paths.py` when some module has SQL tools / resources. Decided from the plan, never by searching
+    generated text, which holds spec text (`generated` is not used)."""
     names = list(RUNTIME_FILES)
-    for name in OPTIONAL_RUNTIME_FILES:
-        module = f"_runtime import {name[:-3]} as"
-        if any(
-            module in text for path, text in generated.items() if path.endswith(".py")
-        ):
-            names.append(name)
+    if any(tool.sql is not None for tool in plan.tools):
+        names.append("sql.py")
+    if any(module.resources for module in plan.modules):
+        names.append("paths.py")
     return {f"_runtime/{name}": runtime_source(name) for name in names}
 
 
@@ -155,7 +158,7 @@ def field_view(field: FieldPlan) -> FieldView:
             default = py_literal(field.default)
         elif field.has_default and field.default is not None:
             options.append(
-                f"default_factory=lambda: default_value({field.type.expr}, {py_literal(field.default)})"
+                f"default_factory=lambda: _models.default_value({field.type.expr}, {py_literal(field.default)})"
             )
         else:
             default = "None"
@@ -169,9 +172,16 @@ def field_view(field: FieldPlan) -> FieldView:
             field.type.expr,
             f" = {default}" if default is not None else "",
         )
+    factory = default is None and field.has_default and field.default is not None
     if default is not None:
         options.insert(0, default)
-    return FieldView(field.py_name, field.type.expr, f" = Field({', '.join(options)})")
+    return FieldView(
+        field.py_name,
+        field.type.expr,
+        f" = Field({', '.join(options)})",
+        uses_field=True,
+        uses_factory=factory,
+    )
 
 
 def _needs_factory(kind: PyType, value: Any) -> bool:
@@ -203,7 +213,8 @@ def _render_module(module: ModulePlan, plan: PackagePlan) -> PythonFile:
     runtime = _relative(module.dotted, "_runtime")
     constants = _Constants()
     views = [_model_view(m) for m in module.models]
-    assignments = [fv.assignment for view in views for fv in view["fields"]]
+    fields = [fv for view in views for fv in view["fields"]]
+    has_factories = any(fv.uses_factory for fv in fields)
     pydantic_names = [
         name
         for name, used in (
@@ -211,16 +222,18 @@ def _render_module(module: ModulePlan, plan: PackagePlan) -> PythonFile:
                 "ConfigDict",
                 any(m.extra == "forbid" and m.root is None for m in module.models),
             ),
-            ("Field", any("Field(" in a for a in assignments)),
+            ("Field", any(fv.uses_field for fv in fields)),
         )
         if used
     ]
-    runtime_names = [
+    # The runtime is reached only as `_<module>.<name>`: no user name can shadow it.
+    runtime_modules = [
         name
         for name, used in (
-            ("SchemaModel", any(m.root is None for m in module.models)),
-            ("SchemaRootModel", any(m.root is not None for m in module.models)),
-            ("default_value", any("default_factory" in a for a in assignments)),
+            ("dispatch", bool(module.tools)),
+            ("models", bool(module.models)),
+            ("paths", bool(module.resources)),
+            ("sql", any(t.sql is not None for t in module.tools)),
         )
         if used
     ]
@@ -232,8 +245,8 @@ def _render_module(module: ModulePlan, plan: PackagePlan) -> PythonFile:
         models=views,
         tools=module.tools,
         pydantic_names=pydantic_names,
-        runtime_names=runtime_names,
-        has_factories="default_value" in runtime_names,
+        runtime_modules=runtime_modules,
+        has_factories=has_factories,
         signature=tool_signature,
         foreign=[
             (_relative(module.dotted, mod), sorted(names))
@@ -264,13 +277,14 @@ def _render_init(plan: PackagePlan) -> PythonFile:
     """The package `__init__`: star-imports every module's `__all__`, combines the per-module `Tools`
     protocols and tool specs. Kept small on purpose: it is the one file that cannot be formatted in parallel.
     """
-    aliases = Scope()
-    tool_modules = []
+    # Every module is imported before any star import, so that a name a module exports always wins over a
+    # submodule of the same name (importing a submodule makes it an attribute of its package).
+    aliases = Scope({"_dispatch", "_exports", "_runtime"})
+    module_aliases = []
     for module in plan.modules:
-        if module.tools:
-            parent, _, leaf = f".{module.dotted}".rpartition(".")
-            alias = aliases.claim("_" + module.dotted.replace(".", "_"))
-            tool_modules.append((parent or ".", (alias, leaf)))
+        parent, _, leaf = f".{module.dotted}".rpartition(".")
+        alias = aliases.claim("_" + module.dotted.replace(".", "_"))
+        module_aliases.append((parent or ".", leaf, alias, bool(module.tools)))
     exported = [
         "AGENTS",
         "TOOLS",
@@ -289,7 +303,7 @@ def _render_init(plan: PackagePlan) -> PythonFile:
     text = render(
         "package_init.py.jinja",
         plan=plan,
-        tool_modules=tool_modules,
+        module_aliases=module_aliases,
         star_modules=[f".{module.dotted}" for module in plan.modules],
         exported=exported,
         constant=constants,

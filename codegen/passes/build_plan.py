@@ -19,7 +19,7 @@ from ..plan import (
 )
 from .brimley_plan import context_params, resource_plan, sql_plan
 from .naming import (
-    RESERVED_CLASS_NAMES,
+    RESERVED_NAMES,
     Scope,
     class_name,
     constant_name,
@@ -49,10 +49,11 @@ class PlanBuilder:
         self.program = program
         self.diags = diags
         self.documents = DocumentBuilder(program, diags)
-        self.classes = Scope(set(RESERVED_CLASS_NAMES))
-        self.functions = Scope({"dispatch"})
+        # Classes, functions and constants share the package's namespace (`__init__` star-imports them all).
+        self.classes = Scope(RESERVED_NAMES)
+        self.functions = Scope(RESERVED_NAMES)
         self.prefixes = Scope()
-        self.constants = Scope()
+        self.constants = Scope(RESERVED_NAMES)
         self.entity_classes: dict[str, str] = {}
 
     def build(self) -> PackagePlan:
@@ -86,16 +87,25 @@ class PlanBuilder:
 
     def _modules(self) -> list[tuple[SpecModule, ModulePlan]]:
         seen: dict[str, Span] = {}
+        packages: dict[str, Span] = {}  # dotted name of a folder -> a file in it
+        for spec in self.program.modules:
+            parts = module_path(PurePosixPath(spec.source.rel.as_posix()))
+            for depth in range(1, len(parts)):
+                packages.setdefault(".".join(parts[:depth]), spec.source.span(0))
         result = []
         for spec in self.program.modules:
             parts = module_path(PurePosixPath(spec.source.rel.as_posix()))
             dotted = ".".join(parts)
-            if dotted in seen:
+            other = seen.get(dotted)
+            what = "module"
+            if other is None and dotted in packages:
+                other, what = packages[dotted], "package (of the other file's folder)"
+            if other is not None:
                 self.diags.error(
                     "module-collision",
-                    f"this file and another both become the module {dotted!r}; rename one of them",
+                    f"this file and another both become the {what} {dotted!r}; rename one of them",
                     spec.source.span(0),
-                    ("the other file", seen[dotted]),
+                    ("the other file", other),
                 )
                 continue
             seen[dotted] = spec.source.span(0)
@@ -125,9 +135,17 @@ class PlanBuilder:
         plan.entities.append(cls)
         package.entity_schemas[entity.name] = _with_dialect(plan.constants[const])
 
+    def _prefix(self, name: str) -> str:
+        """A tool's model prefix, whose `<prefix>Fn` protocol (named by SPEC §4) no other class has."""
+        prefix = self.prefixes.claim(name)
+        while f"{prefix}Fn" in self.classes.taken:
+            prefix = self.prefixes.claim(name)
+        self.classes.claim(f"{prefix}Fn")
+        return prefix
+
     def _tool(self, tool: Tool, spec: SpecModule, plan: ModulePlan) -> ToolPlan:
         func = self.functions.claim(function_name(tool.name))
-        prefix = self.prefixes.claim(class_name(tool.name))
+        prefix = self._prefix(class_name(tool.name))
         upper = constant_name(func)
         input_doc = self.documents.build(tool.input_schema, spec)
         input_const = self.constants.claim(f"{upper}_INPUT_SCHEMA")

@@ -15,30 +15,40 @@ from functools import lru_cache
 
 # Names an annotation in a generated class body may mention; a field with one of these names would shadow it.
 _ANNOTATION_BUILTINS = {"str", "int", "float", "bool", "list", "dict", "None"}
-# Names the generated module binds itself (imports and runtime helpers); classes must not take them.
-RESERVED_CLASS_NAMES = {
-    "Any",
-    "Literal",
-    "Protocol",
-    "ClassVar",
-    "BaseModel",
-    "RootModel",
-    "ConfigDict",
-    "Field",
-    "Tools",
-    "TOOLS",
-    "AGENTS",
-    "ToolSpec",
-    "ToolResult",
-    "ToolError",
-    "SchemaModel",
-    "SchemaRootModel",
-    "ToolConfigs",
-    "TypedDict",
-    "Iterable",
-    "Mapping",
-}
-RESERVED_MODULE_NAMES = {"schemas", "_runtime", "_validation", "__init__", "py"}
+# The names the templates bind at module level, in a generated module or the package `__init__`: the public names
+# of SPEC §4 and the typing/pydantic helpers annotations use. No user name may take them (every scope of
+# module-level names starts with them taken). Everything else a generated module needs, the runtime and the
+# standard library, it reaches through a name with a leading underscore (`_dispatch`, `_models`, `_dt`, ...),
+# which no name made here can have. tests/test_generated_names.py holds the templates to this list.
+RESERVED_NAMES = frozenset(
+    {
+        # every generated module
+        "annotations",
+        "Any",
+        "Literal",
+        "Protocol",
+        "TYPE_CHECKING",
+        "ConfigDict",
+        "Field",
+        "Tools",
+        "TOOL_SPECS",
+        # the package `__init__`
+        "Iterable",
+        "Mapping",
+        "TypedDict",
+        "AgentSpec",
+        "ToolError",
+        "ToolResult",
+        "ToolSpec",
+        "TOOLS",
+        "AGENTS",
+        "ToolConfigs",
+        "dispatch",
+        "export_tools",
+    }
+)
+# A top-level module is also an attribute of the package, beside what its `__init__` binds.
+RESERVED_MODULE_NAMES = {"schemas", "__init__", "py"} | RESERVED_NAMES
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[A-Z]")
 
@@ -84,13 +94,14 @@ def _unreserved(name: str, reserved: Collection[str]) -> str:
 @lru_cache(maxsize=1)
 def _field_reserved() -> frozenset[str]:
     """Names a field must not take: attributes of BaseModel/RootModel (`schema`, `json`, `copy`, `model_config`,
-    ...), builtins our annotations use, and `self` (the stub methods' own first parameter). Pydantic is imported
-    here, on first use, to keep it off the start-up path of compiles that name no fields.
+    ...), builtins our annotations use, `self` (the stub methods' own first parameter) and `kwargs` (the pydantic
+    mypy plugin's name for the extra keywords of the `__init__` it writes). Pydantic is imported here, on first
+    use, to keep it off the start-up path of compiles that name no fields.
     """
     from pydantic import BaseModel, RootModel
 
     attributes = {n for n in dir(BaseModel) + dir(RootModel) if not n.startswith("_")}
-    return frozenset(attributes | {"root", "self"} | _ANNOTATION_BUILTINS)
+    return frozenset(attributes | {"root", "self", "kwargs"} | _ANNOTATION_BUILTINS)
 
 
 def field_name(wire: str) -> str:
@@ -105,7 +116,7 @@ def function_name(wire: str) -> str:
 
 def class_name(wire: str) -> str:
     name = _identifier(pascal(wire), "Model")
-    if name in RESERVED_CLASS_NAMES or keyword.iskeyword(name):
+    if name in RESERVED_NAMES or keyword.iskeyword(name):
         name += "Model"
     return name
 
@@ -121,7 +132,7 @@ def constant_name(python_name: str) -> str:
 class Scope:
     """A set of taken names; `claim` returns the first free variant of a name, deterministically."""
 
-    def __init__(self, taken: set[str] | None = None) -> None:
+    def __init__(self, taken: Collection[str] | None = None) -> None:
         self.taken = set(taken or ())
 
     def claim(self, name: str, *alternatives: str) -> str:
