@@ -175,3 +175,67 @@ def test_linear_matcher_agrees_with_python_re(
     matcher = compile_pattern(pattern)
     for text in texts:
         assert matcher.search(text) is bool(oracle.search(text)), (pattern, text)
+
+
+# -- numbers --------------------------------------------------------------------------------------------------------
+
+
+def test_multiple_of_with_huge_exponents_is_decided_without_expanding_them() -> None:
+    verdicts = bounded("""
+        import json
+        from decimal import Decimal as D
+        from codegen.runtime.validation import is_valid
+        cases = [
+            (D("1e10000000"), 3), (D("1e10000000"), D("1e-10000000")), (D("3e10000000"), D("7e-5")),
+            (7, D("1e10000000")), (D("1e-10000000"), D("1e10000000")), (D("2e10000000"), D("0.4")),
+            (10**4000, D("1e-10000000")), (D("1e10000000"), 10**4000),
+        ]
+        print(json.dumps([is_valid(value, {"multipleOf": divisor}) for value, divisor in cases]))
+        """)
+    assert verdicts == [False, True, False, False, False, True, True, True]
+
+
+def test_numbers_beyond_pythons_digit_limit_are_refused_not_computed_with() -> None:
+    messages = bounded("""
+        import json
+        from decimal import Decimal
+        from codegen.runtime.validation import validate
+        found = [
+            validate(10**1_000_000, {"maximum": Decimal("1e10000000")}),
+            validate(Decimal("7" * 100_000), {"multipleOf": 3}),
+            validate(5, {"multipleOf": Decimal("7" * 100_000)}),
+            validate("abc", {"maxLength": Decimal("1e10000000")}),
+            validate(Decimal("1e10000000"), {"const": 10**4000}),
+        ]
+        print(json.dumps([[p.message for p in problems] for problems in found]))
+        """)
+    assert messages == [
+        ["numbers of more than 4300 digits are not accepted"],
+        ["numbers of more than 4300 digits are not accepted"],
+        ["schema error: multipleOf has too many digits"],
+        [],
+        ["must be equal to an integer of 13288 bits"],
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(-(10**9), 10**9),
+    st.integers(-12, 12),
+    st.integers(1, 5000),
+    st.integers(-12, 12),
+)
+def test_multiple_of_agrees_with_exact_fractions(
+    value: int, value_exponent: int, divisor: int, divisor_exponent: int
+) -> None:
+    from decimal import Decimal
+    from fractions import Fraction
+
+    from codegen.runtime.validation import _is_multiple
+
+    a = Decimal(value).scaleb(value_exponent)
+    b = Decimal(divisor).scaleb(divisor_exponent)
+    assert _is_multiple(a, b) is ((Fraction(a) / Fraction(b)).denominator == 1)
+    as_float = float(repr(float(a)))
+    expected = (Fraction(repr(as_float)) / Fraction(b)).denominator == 1
+    assert _is_multiple(as_float, b) is expected

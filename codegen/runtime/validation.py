@@ -48,7 +48,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard
 from urllib.parse import unquote
 from uuid import UUID
@@ -73,6 +72,13 @@ _MAX_DEPTH = 64
 # Bounds for the identity-keyed caches (schemas are normally module constants).
 _MAX_CACHED_SCHEMAS = 256
 _MAX_CACHED_PATTERNS = 1024
+# Python's own bound on int <-> text conversion (sys.int_info): data numbers
+# with more digits are refused, which keeps arithmetic on them cheap whatever
+# their exponent (Decimal("1e10000000") is fine, it is never expanded).
+_MAX_DIGITS = 4300
+# Integers longer than this are described, not printed (Python refuses to
+# convert ints of more than 4300 digits to text).
+_MAX_SHOWN_BITS = 10_000
 # Base URI of a root document without "$id"; only needs to be absolute.
 _DEFAULT_BASE = "urn:x-codegen:schema"
 _META_PREFIX = "https://json-schema.org/draft/2020-12/"
@@ -335,9 +341,12 @@ def _check_data(instance: object, fail_fast: bool) -> list[Problem]:
     stack: list[tuple[object, _Loc | None, int]] = [(instance, None, 0)]
     while stack:
         value, loc, depth = stack.pop()
-        if value is None or isinstance(value, (str, int, date, UUID)):
+        if isinstance(value, (int, Decimal)) and _too_long(value):
+            message = f"numbers of more than {_MAX_DIGITS} digits are not accepted"
+            problems.append(Problem(_path(loc), message, "type"))
+        elif value is None or isinstance(value, (str, int, date, UUID)):
             continue  # bool is an int; datetime is a date
-        if isinstance(value, float):
+        elif isinstance(value, float):
             if not math.isfinite(value):
                 problems.append(
                     Problem(_path(loc), f"{value} is not a JSON number", "type")
@@ -679,7 +688,8 @@ def _as_count(value: object) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     if isinstance(value, (float, Decimal)) and _is_integral(value):
-        return int(value)
+        # Beyond sys.maxsize no length differs, and 1e10000000 stays cheap.
+        return int(max(min(value, sys.maxsize), -sys.maxsize))
     return None
 
 
@@ -693,16 +703,50 @@ def _aligned(a: Any, b: Any) -> tuple[Any, Any]:
     return a, b
 
 
-def _fraction(value: int | float | Decimal) -> Fraction:
-    # A float stands for its shortest decimal literal, so 0.0075 is a
-    # multiple of 0.0001 and 1e308 / 0.123456789 cannot overflow.
-    return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+def _decimal_parts(value: int | float | Decimal) -> tuple[int, int]:
+    """``(coefficient, exponent)`` with value == coefficient * 10**exponent.
+    A float stands for its shortest decimal literal, so 0.0075 is a multiple
+    of 0.0001 and 1e308 / 0.123456789 cannot overflow."""
+    if isinstance(value, int):
+        return value, 0
+    if isinstance(value, float):
+        value = Decimal(repr(value))
+    sign, digits, exponent = value.as_tuple()
+    assert isinstance(exponent, int)  # finite: non-numbers were refused
+    coefficient = int(Decimal((0, digits, 0)))
+    return (-coefficient if sign else coefficient), exponent
+
+
+def _too_long(value: int | Decimal) -> bool:
+    if isinstance(value, int):
+        return value.bit_length() > _MAX_DIGITS * 3.33  # log2(10) bits per digit
+    return len(value.as_tuple().digits) > _MAX_DIGITS
 
 
 def _is_multiple(value: int | float | Decimal, divisor: int | float | Decimal) -> bool:
+    """Whether value / divisor is an integer, in time bounded by the digits of
+    both, whatever their exponents (1e10000000 is never expanded)."""
     if isinstance(value, int) and isinstance(divisor, int):
         return value % divisor == 0
-    return (_fraction(value) / _fraction(divisor)).denominator == 1
+    coefficient, exponent = _decimal_parts(value)
+    divisor_coefficient, divisor_exponent = _decimal_parts(divisor)
+    if coefficient == 0:
+        return True
+    shift = exponent - divisor_exponent  # value / divisor = c * 10**shift / d
+    if shift < 0:
+        if -shift >= abs(coefficient).bit_length():
+            return False  # 0 < |c| < 10**-shift: no multiple of 10**-shift
+        scale: int = 10**-shift
+        return coefficient % (divisor_coefficient * scale) == 0
+    # d divides c * 10**shift iff its part prime to 10 divides c and its
+    # factors 2 and 5 beyond the shift divide c too.
+    rest, fives = abs(divisor_coefficient), 0
+    twos = (rest & -rest).bit_length() - 1
+    rest >>= twos
+    while rest % 5 == 0:
+        rest, fives = rest // 5, fives + 1
+    needed: int = 2 ** max(0, twos - shift) * 5 ** max(0, fives - shift) * rest
+    return coefficient % needed == 0
 
 
 def _key(value: object) -> object:
@@ -713,8 +757,8 @@ def _key(value: object) -> object:
     if value is None or isinstance(value, (str, int, float)):
         return value  # numbers of different types already compare by value
     if isinstance(value, Decimal):
-        if value.is_finite() and _is_integral(value):
-            return int(value)
+        if _is_integral(value):
+            return value  # equal to (and hashed as) the int, never expanded
         as_float = float(value)
         # Same JSON literal as a float (Decimal("0.1") vs 0.1): use the float.
         return as_float if Decimal(repr(as_float)) == value else value
@@ -740,6 +784,8 @@ def _render(value: object) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and value.bit_length() > _MAX_SHOWN_BITS:
+        return f"an integer of {value.bit_length()} bits"  # str() would refuse it
     if isinstance(value, (int, float, Decimal)):
         return str(value)
     if isinstance(value, (date, UUID)):
@@ -1579,6 +1625,12 @@ class _Evaluator:
     ) -> list[Problem]:
         problems: list[Problem] = []
         divisor = schema.get("multipleOf")
+        if (
+            _is_number(divisor)
+            and not isinstance(divisor, float)
+            and _too_long(divisor)
+        ):
+            raise _SchemaError(loc, "multipleOf has too many digits", "multipleOf")
         if _is_number(divisor) and divisor > 0 and not _is_multiple(inst, divisor):
             message = f"must be a multiple of {_show(divisor)}"
             problems.append(Problem(_path(loc), message, "multipleOf"))
