@@ -40,7 +40,7 @@ def compile_specs(
 ) -> CompileResult:
     """Compile `specs` into the files of OUT (in memory); `previous` lets unchanged files be reused."""
     diags = Diagnostics()
-    found, ignored = discover(specs, exclude)
+    found, ignored = discover(specs, diags, exclude)
     result = CompileResult(
         None, diags, [p.as_posix() for p, _ in found], [p.as_posix() for p in ignored]
     )

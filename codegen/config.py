@@ -9,7 +9,9 @@
     build = true               # generate into the wheel when the package is built (setuptools)
 
 Command-line flags override these. Unknown keys, wrong types and paths that do not exist are diagnostics that
-point into pyproject.toml.
+point into pyproject.toml. pyproject.toml is trusted (it is the project's own file), but a broken one is still a
+diagnostic, never a traceback: one that cannot be read, is not UTF-8, is not TOML (including integers too long for
+Python and nesting too deep for tomllib), or whose `tool` or `tool.codegen` is not a table.
 """
 
 from __future__ import annotations
@@ -53,27 +55,24 @@ def find_pyproject(start: Path) -> Path | None:
     """The nearest pyproject.toml with a [tool.codegen] table, walking up from `start`."""
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file() and "[tool.codegen]" in candidate.read_text(
-            encoding="utf-8", errors="replace"
-        ):
-            return candidate
+        try:
+            if candidate.is_file() and "[tool.codegen]" in candidate.read_text(
+                encoding="utf-8", errors="replace"
+            ):
+                return candidate
+        except (
+            OSError
+        ):  # unreadable: it cannot be told apart from a project that does not use codegen
+            continue
     return None
 
 
 def load_settings(pyproject: Path, diags: Diagnostics) -> Settings:
-    text = pyproject.read_text(encoding="utf-8")
-    source = SourceFile(pyproject, pyproject.as_posix(), Path(pyproject.name), text)
-    try:
-        table = tomllib.loads(text).get("tool", {}).get("codegen", {})
-    except tomllib.TOMLDecodeError as exc:
-        line, col = _toml_position(exc)
-        diags.error(
-            "config",
-            f"pyproject.toml is not valid TOML: {exc}",
-            Span(source, line, col),
-        )
-        return Settings(source=pyproject)
     settings = Settings(source=pyproject)
+    source = _read(pyproject, diags)
+    table = _codegen_table(source, diags) if source is not None else None
+    if source is None or table is None:
+        return settings
     root = pyproject.parent
     for key, value in table.items():
         span = _key_span(source, key)
@@ -96,19 +95,94 @@ def load_settings(pyproject: Path, diags: Diagnostics) -> Settings:
     return settings
 
 
+def _read(pyproject: Path, diags: Diagnostics) -> SourceFile | None:
+    empty = SourceFile(pyproject, pyproject.as_posix(), Path(pyproject.name), "")
+    try:
+        data = pyproject.read_bytes()
+    except OSError as exc:
+        diags.error(
+            "config", f"cannot read {pyproject.name}: {exc.strerror}", empty.span(0)
+        )
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        shown = data.decode("utf-8", errors="replace")
+        source = SourceFile(
+            pyproject, pyproject.as_posix(), Path(pyproject.name), shown
+        )
+        offset = len(data[: exc.start].decode("utf-8"))
+        diags.error(
+            "encoding",
+            f"{pyproject.name} is not UTF-8 (byte {exc.start})",
+            source.span(offset),
+        )
+        return None
+    return SourceFile(pyproject, pyproject.as_posix(), Path(pyproject.name), text)
+
+
+def _codegen_table(source: SourceFile, diags: Diagnostics) -> dict[str, Any] | None:
+    """The [tool.codegen] table (empty if there is none), or None after a diagnostic."""
+    try:
+        document = tomllib.loads(source.text)
+    except tomllib.TOMLDecodeError as exc:
+        line, col = _toml_position(exc)
+        diags.error(
+            "config",
+            f"pyproject.toml is not valid TOML: {exc}",
+            Span(source, line, col),
+        )
+        return None
+    except (
+        ValueError,
+        RecursionError,
+    ) as exc:  # an integer too long to convert; arrays nested too deep
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        diags.error(
+            "config", f"pyproject.toml cannot be read: {reason}", source.span(0)
+        )
+        return None
+    tool = document.get("tool", {})
+    table = tool.get("codegen", {}) if isinstance(tool, dict) else None
+    if not isinstance(table, dict):
+        diags.error("config", "[tool.codegen] must be a table", source.span(0))
+        return None
+    return table
+
+
+def _usable_path(item: Any) -> bool:
+    return isinstance(item, str) and "\x00" not in item
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):  # a name too long for the file system
+        return False
+
+
 def _apply(
     settings: Settings, key: str, value: Any, root: Path, span: Span, diags: Diagnostics
 ) -> None:
     if key == "specs":
         paths = [value] if isinstance(value, str) else value
         for item in paths:
-            path = root / str(item)
-            if not path.exists():
+            if not _usable_path(item):
+                diags.error(
+                    "config", f"[tool.codegen] specs: {item!r} is not a path", span
+                )
+                continue
+            path = root / item
+            if not _exists(path):
                 diags.error(
                     "config", f"[tool.codegen] specs: {item!r} does not exist", span
                 )
             settings.specs.append(path)
     elif key == "output":
+        if not _usable_path(value):
+            diags.error(
+                "config", f"[tool.codegen] output {value!r} is not a path", span
+            )
         settings.output = root / value
     elif key == "package":
         if not all(part.isidentifier() for part in value.split(".")):

@@ -7,8 +7,29 @@ sorted by file and position, as ``path:line:col: error[CODE]: message`` plus the
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+# Characters that must not reach a terminal as they are: lone surrogates (how Python spells the bytes of a file
+# name that is not UTF-8), control characters (escape sequences, carriage returns, NUL), line separators and the
+# bidirectional overrides that make text read differently from what it is.
+UNSAFE_CHARACTERS = re.compile(
+    "[\x00-\x1f\x7f-\x9f\ud800-\udfff\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]"
+)
+
+
+def printable(text: str) -> str:
+    """`text` with every unsafe character shown as an escape (`\\x1b`, `\\u202e`); a surrogate-escaped byte
+    of a file name shows as that byte (`\\xff`)."""
+    return UNSAFE_CHARACTERS.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's stand-in for an undecodable byte
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 @dataclass(frozen=True)
@@ -63,7 +84,7 @@ class Span:
         return (self.source.display, self.line, self.col)
 
     def __str__(self) -> str:
-        return f"{self.source.display}:{self.line}:{self.col}"
+        return printable(f"{self.source.display}:{self.line}:{self.col}")
 
 
 @dataclass(frozen=True)
@@ -76,11 +97,12 @@ class Diagnostic:
 
     def render(self) -> str:
         lines = [
-            f"{self.span or 'codegen'}: {self.severity}[{self.code}]: {self.message}"
+            f"{self.span or 'codegen'}: {self.severity}[{self.code}]: {printable(self.message)}"
         ]
         if self.span is not None:
             lines.extend(_excerpt(self.span))
         for text, span in self.notes:
+            text = printable(text)
             lines.append(f"{span}: note: {text}" if span else f"note: {text}")
             if span is not None:
                 lines.extend(_excerpt(span))
@@ -88,12 +110,17 @@ class Diagnostic:
 
 
 def _excerpt(span: Span) -> list[str]:
-    text = span.source.line_text(span.line).expandtabs(1)
-    if not text:
+    """The source line and a caret under the span; escapes widen the line, so the caret is placed after them."""
+    raw = span.source.line_text(span.line).expandtabs(1)
+    if not raw:
         return []
-    width = max(1, min(span.width, len(text) - span.col + 1))
+    before = printable(raw[: span.col - 1])
+    under = printable(raw[span.col - 1 : span.col - 1 + span.width])
     gutter = f"{span.line} | "
-    return [f"{gutter}{text}", " " * (len(gutter) + span.col - 1) + "^" * width]
+    return [
+        f"{gutter}{printable(raw)}",
+        " " * (len(gutter) + len(before)) + "^" * max(1, len(under)),
+    ]
 
 
 class Diagnostics:

@@ -1,72 +1,220 @@
 """Reading spec files: which files under SPECS are specs (sorted, routed by name), and their text.
 
-File names, folder contents and file bytes are untrusted input: every problem here is a diagnostic.
+The command line is trusted; what is inside the folders it names is not. File names, folder contents and file
+bytes are untrusted input, and every problem with them is a diagnostic:
+
+- A folder that cannot be listed is an error (`read`), never silently skipped.
+- Symbolic links met while walking a folder are never followed, wherever they point: a link named like a spec
+  file is an error (`symlink`), and a link to a folder is skipped (listed with `-v`). So no file outside the trees
+  named on the command line is read or quoted, and a walk cannot loop. A path named on the command line may
+  itself be a link (the command line is trusted); it is then read, and shown, as its target.
+- A spec whose path below its folder is not UTF-8, or holds control or bidirectional-override characters, is an
+  error (`file-name`): that path names a generated module and appears in messages. Other files with such names
+  are ignored like any non-spec file, and listed with their characters escaped.
+- A spec is read only if it is a regular file (`not-a-file` otherwise: a FIFO, a device, a socket), checked with
+  `lstat` before it is opened and with `fstat` on what was opened: it is opened with O_NONBLOCK | O_NOFOLLOW, so
+  neither a FIFO nor a link swapped in meanwhile can block or redirect the read. Its size is checked before
+  reading (`too-large`), and at most MAX_SPEC_BYTES + 1 bytes are ever read.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 
-from .diagnostics import Diagnostics, SourceFile
-from .frontends import route
+from .diagnostics import UNSAFE_CHARACTERS, Diagnostics, SourceFile, printable
+from .frontends import SPEC_SUFFIXES, route
 
 MAX_SPEC_BYTES = 8 * 1024 * 1024
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | os.O_NONBLOCK
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_NOCTTY", 0)
+)
+
+
+_LINK_NOT_FOLLOWED = (
+    "the spec is a symbolic link, and links inside a specs folder are not followed "
+    "(name the file itself on the command line, or copy it here)"
+)
+_UNUSABLE_NAME = "the path is not UTF-8 or holds control characters, so it cannot name a module; rename it"
+
+
+class UnreadableSpec(Exception):
+    """Why a spec file cannot be read: a diagnostic code and message."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
 
 
 def discover(
-    specs: list[Path], exclude: Path | None = None
+    specs: list[Path], diags: Diagnostics, exclude: Path | None = None
 ) -> tuple[list[tuple[Path, Path]], list[Path]]:
-    """Spec files as (path, path relative to the argument it was found under), in sorted order; and ignored files."""
+    """Spec files as (path, path relative to the argument it was found under), in sorted order; and ignored files.
+
+    Problems with the folders' contents (unlistable folders, links, unusable names) are recorded in `diags`.
+    """
     found: list[tuple[Path, Path]] = []
     ignored: list[Path] = []
     excluded = exclude.resolve() if exclude is not None else None
     for spec in specs:
-        if spec.is_file():
-            candidates = [(spec, Path(spec.name))]
-        else:
-            candidates = []
-            for folder, dirs, names in os.walk(spec):
-                here = Path(folder)
-                dirs[:] = sorted(
-                    d
-                    for d in dirs
-                    if not d.startswith(".") and (here / d).resolve() != excluded
-                )
-                candidates += [
-                    (here / n, (here / n).relative_to(spec))
-                    for n in sorted(names)
-                    if not n.startswith(".")
-                ]
-        for path, rel in candidates:
-            if route(path) is None:
-                ignored.append(path)
-            else:
-                found.append((path, rel))
+        if spec.is_dir():
+            _walk(spec, excluded, diags, found, ignored)
+        elif route(spec) is None:
+            ignored.append(Path(printable(str(spec))))
+        elif UNSAFE_CHARACTERS.search(spec.name):
+            _report(diags, spec, "file-name", _UNUSABLE_NAME)
+        else:  # named on the command line: a link is followed, so it is read (and shown) as its target
+            target = Path(os.path.realpath(spec)) if spec.is_symlink() else spec
+            found.append((target, Path(spec.name)))
     found.sort(key=lambda item: item[1].as_posix())
     return found, ignored
 
 
+def _walk(
+    root: Path,
+    excluded: Path | None,
+    diags: Diagnostics,
+    found: list[tuple[Path, Path]],
+    ignored: list[Path],
+) -> None:
+    """Walk `root` without recursion, folders in sorted order, files of a folder before its subfolders."""
+    pending = [root]
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError as exc:
+            _report(diags, folder, "read", f"cannot list the folder: {exc.strerror}")
+            continue
+        subfolders = []
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            path = Path(entry.path)
+            try:
+                is_link = entry.is_symlink()
+                is_folder = not is_link and entry.is_dir(follow_symlinks=False)
+            except OSError as exc:
+                _report(diags, path, "read", f"cannot inspect the file: {exc.strerror}")
+                continue
+            if is_folder:
+                if excluded is None or path.resolve() != excluded:
+                    subfolders.append(path)
+            else:
+                _candidate(path, path.relative_to(root), is_link, diags, found, ignored)
+        pending.extend(reversed(subfolders))
+
+
+def _candidate(
+    path: Path,
+    rel: Path,
+    is_link: bool,
+    diags: Diagnostics,
+    found: list[tuple[Path, Path]],
+    ignored: list[Path],
+) -> None:
+    """Sort one directory entry into found, ignored or a diagnostic; a link is judged by its name alone."""
+    if is_link and path.name.endswith(SPEC_SUFFIXES):
+        _report(diags, path, "symlink", _LINK_NOT_FOLLOWED)
+    elif is_link or route(path) is None:
+        ignored.append(Path(printable(str(path))))
+    elif UNSAFE_CHARACTERS.search(rel.as_posix()):
+        _report(diags, path, "file-name", _UNUSABLE_NAME)
+    else:
+        found.append((path, rel))
+
+
+def _report(diags: Diagnostics, path: Path, code: str, message: str) -> None:
+    """A diagnostic about a file or folder as a whole: its path only, never its content."""
+    diags.error(
+        code, message, SourceFile(path, path.as_posix(), Path(path.name), "").span(0)
+    )
+
+
 def load_source(path: Path, rel: Path, diags: Diagnostics) -> SourceFile | None:
     display = path.as_posix()
-    empty = SourceFile(path, display, rel, "")
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        diags.error("read", f"cannot read the file: {exc.strerror}", empty.span(0))
-        return None
-    if len(data) > MAX_SPEC_BYTES:
-        diags.error(
-            "too-large",
-            f"the file is larger than {MAX_SPEC_BYTES // (1024 * 1024)} MiB",
-            empty.span(0),
-        )
+        data = read_spec_bytes(path, MAX_SPEC_BYTES)
+    except UnreadableSpec as problem:
+        _report(diags, path, problem.code, problem.message)
         return None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        diags.error(
-            "encoding", f"the file is not UTF-8 (byte {exc.start})", empty.span(0)
-        )
+        _report(diags, path, "encoding", f"the file is not UTF-8 (byte {exc.start})")
         return None
     return SourceFile(path, display, rel, text)
+
+
+def read_spec_bytes(path: Path, limit: int, *, whole: bool = True) -> bytes:
+    """The bytes of a regular file, never following a final symbolic link and never blocking.
+
+    With `whole`, a file larger than `limit` is refused; without it, only its first `limit` bytes are read.
+    Raises `UnreadableSpec`.
+    """
+    try:
+        _require_regular(os.lstat(path))
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as exc:
+        raise _unreadable(exc) from None
+    try:
+        info = os.fstat(fd)
+        _require_regular(info)
+        if whole and info.st_size > limit:
+            raise _too_large(limit)
+        data = _read_at_most(fd, limit + 1 if whole else limit)
+    except OSError as exc:
+        raise _unreadable(exc) from None
+    finally:
+        os.close(fd)
+    if whole and len(data) > limit:  # it grew after fstat
+        raise _too_large(limit)
+    return data
+
+
+def _read_at_most(fd: int, limit: int) -> bytes:
+    chunks = []
+    left = limit
+    while left > 0:
+        chunk = os.read(fd, min(left, 1024 * 1024))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _require_regular(info: os.stat_result) -> None:
+    if stat.S_ISLNK(info.st_mode):
+        raise UnreadableSpec(
+            "symlink", "the spec is a symbolic link; it is not followed"
+        )
+    if not stat.S_ISREG(info.st_mode):
+        kind = (
+            "a folder"
+            if stat.S_ISDIR(info.st_mode)
+            else "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a device or socket"
+        )
+        raise UnreadableSpec("not-a-file", f"the spec is {kind}, not a regular file")
+
+
+def _unreadable(exc: OSError) -> UnreadableSpec:
+    if exc.errno == errno.ELOOP:
+        return UnreadableSpec(
+            "symlink", "the spec is a symbolic link; it is not followed"
+        )
+    return UnreadableSpec("read", f"cannot read the file: {exc.strerror or exc}")
+
+
+def _too_large(limit: int) -> UnreadableSpec:
+    return UnreadableSpec(
+        "too-large", f"the file is larger than {limit // (1024 * 1024)} MiB"
+    )

@@ -14,6 +14,8 @@ from ..diagnostics import Diagnostics, SourceFile
 from ..ir import SpecModule
 
 FrontEnd = Callable[[SourceFile, Diagnostics], SpecModule]
+# A file named otherwise is never a spec (a `.sql` file is one only if it opens with the Brimley block).
+SPEC_SUFFIXES = (".gram", ".json", ".yaml", ".yml", ".sql")
 
 
 def route(path: Path) -> FrontEnd | None:

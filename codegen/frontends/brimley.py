@@ -78,10 +78,11 @@ _CLOSE_LINE = re.compile(r"^[ \t]*---[ \t]*\r?$", re.MULTILINE)
 
 def has_sql_header(path: Path) -> bool:
     """Whether a `.sql` file opens with the Brimley YAML block (`/*` then a `---` line); reads only its start."""
+    from ..sources import UnreadableSpec, read_spec_bytes
+
     try:
-        with path.open("rb") as handle:
-            head = handle.read(4096)
-    except OSError:
+        head = read_spec_bytes(path, 4096, whole=False)  # never blocks on a FIFO
+    except UnreadableSpec:
         return True  # let the loader report it
     return bool(_SQL_HEADER.match(head.decode("utf-8", errors="ignore")))
 

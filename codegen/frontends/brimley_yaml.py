@@ -4,6 +4,12 @@ PyYAML's `SafeLoader` composes the node graph (it never builds arbitrary Python 
 into `JObject`/`JArray` values here, so every key and value keeps the span of its YAML node. The conversion is
 where aliases would multiply, so it counts every node it produces: an alias bomb (a billion laughs), a recursive
 alias, or nesting deeper than `MAX_DEPTH` is a diagnostic, never a hang, a traceback or a `RecursionError`.
+
+Scalars get the same limits as JSON numbers and strings (see `jsonparse`): a number longer than MAX_INT_DIGITS
+(YAML 1.1 also has hexadecimal and base-60 integers, which PyYAML converts in quadratic time) or beyond a float's
+range is `too-large`, a string with a lone surrogate (from a `"\\ud800"` escape) is `encoding`, and a value
+PyYAML cannot construct (a timestamp such as 2020-02-30) is a diagnostic too. Control characters that YAML forbids
+(NUL, ESC, ...) are reported where they are, also when they sit in a Brimley SQL header.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..diagnostics import Diagnostics, SourceFile, SpecError, Span
 from ..ir import JArray, JObject
+from .jsonparse import MAX_INT_DIGITS, SURROGATES
 
 MAX_DEPTH = 64  # containers inside containers
 MAX_NODES = 100_000  # values produced, aliases counted every time they are expanded
@@ -63,8 +70,8 @@ def load_yaml(source: SourceFile, text: str, offset: int, diags: Diagnostics) ->
 
     A problem is recorded as a diagnostic and raised as `SpecError`.
     """
-    loader = _Loader(text)
     try:
+        loader = _Loader(text)  # the reader refuses forbidden characters right here
         try:
             node = loader.get_single_node()
         finally:
@@ -134,9 +141,18 @@ class _Converter:
             end = start + 1  # a block scalar: point at its indicator, not at every line
         return self.source.span(start, max(end, start + 1))
 
-    def fail(self, message: str, node: Node) -> None:
-        self.diags.error("brimley-yaml", message, self.span(node))
+    def fail(self, message: str, node: Node, code: str = "brimley-yaml") -> None:
+        self.diags.error(code, message, self.span(node))
         raise SpecError(message)
+
+    def text(self, node: ScalarNode) -> str:
+        if SURROGATES.search(node.value):
+            self.fail(
+                "the string holds a lone surrogate escape (such as \\ud800), which is not a character",
+                node,
+                "encoding",
+            )
+        return str(node.value)
 
     def convert(self, root: Node) -> Any:
         # Recursion is bounded: the composer refused anything deeper than MAX_DEPTH.
@@ -187,10 +203,26 @@ class _Converter:
                 node,
             )
         if node.tag == _STR:
-            return node.value
-        value = self.constructor.construct_object(node, deep=True)
+            return self.text(node)
+        too_large = f"the number is too large (more than {MAX_INT_DIGITS} digits, or beyond a float's range)"
+        if (
+            len(node.value) > MAX_INT_DIGITS
+        ):  # before PyYAML converts it (base 60 takes quadratic time)
+            self.fail(too_large, node, "too-large")
+        try:
+            value = self.constructor.construct_object(node, deep=True)
+        except (ValueError, OverflowError) as error:  # e.g. a date that does not exist
+            self.fail(f"{node.value!r} is not a valid value: {error}", node)
+        if (
+            isinstance(value, float)
+            and math.isinf(value)
+            and "inf" not in node.value.lower()
+        ):
+            self.fail(too_large, node, "too-large")
         if isinstance(value, float) and not math.isfinite(value):
             self.fail(f"{node.value!r} is not a JSON number", node)
+        if isinstance(value, int) and abs(value) >= 10**MAX_INT_DIGITS:  # hexadecimal
+            self.fail(too_large, node, "too-large")
         if isinstance(value, datetime.datetime):
             return value.isoformat()
         if isinstance(value, datetime.date):
@@ -212,7 +244,7 @@ class _Converter:
                 self.fail(
                     "a key must be a plain string, not a list or a mapping", key_node
                 )
-            key = str(key_node.value)
+            key = self.text(key_node)
             if key in items:
                 self.diags.error(
                     "brimley-yaml",

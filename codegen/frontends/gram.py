@@ -72,7 +72,7 @@ def _parse(source: SourceFile, diags: Diagnostics) -> Document:
     except GramSyntaxError as error:
         notes = [(note, source.span(offset)) for note, offset in error.notes]
         diags.error(
-            "gram-syntax", error.message, source.span(error.start, error.end), *notes
+            error.code, error.message, source.span(error.start, error.end), *notes
         )
         raise SpecError(error.message) from None
 

@@ -13,6 +13,7 @@ at the bracket that was left open.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from ..resources import grammar_text
+from .jsonparse import MAX_INT_DIGITS
 
 MAX_DEPTH = 64  # brackets of any kind open at once; real specs stay far below this
 
@@ -166,12 +168,14 @@ class GramSyntaxError(Exception):
         start: int,
         end: int,
         notes: tuple[tuple[str, int], ...] = (),
+        code: str = "gram-syntax",
     ) -> None:
         super().__init__(message)
         self.message = message
         self.start = start
         self.end = end
         self.notes = notes
+        self.code = code
 
 
 # ── Tokens to values ────────────────────────────────────────────────────────────────────────────────────────────
@@ -235,14 +239,8 @@ def _scalar(tok: Token) -> Value:
     kind = tok.type
     text = str(tok)
     start, end = _s(tok), _e(tok)
-    if kind == "INTEGER":
-        return Value("integer", int(text), start, end, text)
-    if kind == "DECIMAL":
-        return Value("decimal", float(text), start, end, text)
-    if kind == "HEXADECIMAL":
-        return Value("hexadecimal", int(text, 16), start, end, text)
-    if kind == "OCTAL":
-        return Value("octal", int(text, 8), start, end, text)
+    if kind in _NUMBERS:
+        return Value(kind.lower(), _number(tok), start, end, text)
     if kind == "MEASUREMENT":
         return Value("measurement", text, start, end, text)
     if kind in ("DQ_STRING", "SQ_STRING", "BACKTICK"):
@@ -259,6 +257,29 @@ def _scalar(tok: Token) -> Value:
     ):  # lowercase only; `True` stays a symbol, as in the reference grammar
         return Value("boolean", text == "true", start, end, text)
     return Value("symbol", text, start, end, text)
+
+
+_NUMBERS = {"INTEGER": 10, "DECIMAL": 0, "HEXADECIMAL": 16, "OCTAL": 8}
+
+
+def _number(tok: Token) -> int | float:
+    """A numeral's value; one too long for Python to print (or beyond a float's range) is an error here."""
+    text = str(tok)
+    base = _NUMBERS[tok.type]
+    value: int | float
+    if len(text) <= MAX_INT_DIGITS:
+        value = float(text) if base == 0 else int(text, base)
+        if (
+            not (isinstance(value, float) and math.isinf(value))
+            and abs(value) < 10**MAX_INT_DIGITS
+        ):
+            return value
+    raise GramSyntaxError(
+        f"the number is too large (more than {MAX_INT_DIGITS} digits, or beyond a float's range)",
+        _s(tok),
+        _s(tok) + 1,
+        code="too-large",
+    )
 
 
 _NAME_KINDS = {

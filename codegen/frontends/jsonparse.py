@@ -3,11 +3,17 @@
 The standard library's decoder forgets where values were, and diagnostics need line and column for every key
 and value, so this small recursive-descent reader builds `JObject`/`JArray` nodes with spans. Strings and
 numbers are decoded by `json` itself, so their semantics match the standard exactly.
+
+What `json` accepts but no later stage can use is refused here, where it can be pointed at: an escape that leaves
+a lone surrogate (`"\\ud800"` is not a character, and cannot be written as UTF-8), an integer part longer than
+MAX_INT_DIGITS (Python will not print or parse integers beyond 4300 digits, in generated code either) and a
+number beyond a float's range (`1e400` would become infinity).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -15,10 +21,22 @@ from ..diagnostics import Diagnostics, SourceFile, SpecError, Span
 from ..ir import JArray, JObject
 
 MAX_DEPTH = 256
+# Far beyond any real bound, well inside Python's 4300-digit limit on converting integers to and from text.
+MAX_INT_DIGITS = 1000
+SURROGATES = re.compile("[\ud800-\udfff]")
 _WS = re.compile(r"[ \t\r\n]*")
 _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
+_INTEGER_PART = re.compile(r"[-+]?([0-9_]*)")
+
+_TOO_LARGE = f"the number is too large (more than {MAX_INT_DIGITS} digits, or beyond a float's range)"
+
+
+def number_too_large(text: str) -> bool:
+    """Whether a numeral has more digits before its fraction or exponent than any spec needs."""
+    match = _INTEGER_PART.match(text)
+    return match is not None and len(match.group(1)) > MAX_INT_DIGITS
 
 
 class _Reader:
@@ -58,14 +76,23 @@ class _Reader:
         match = _NUMBER.match(self.text, start)
         if match and match.end() > start:
             self.pos = match.end()
-            return json.loads(match.group()), self.source.span(start, self.pos)
+            return self.number(match.group(), start), self.source.span(start, self.pos)
         for word, literal in _LITERALS.items():
             if self.text.startswith(word, start):
                 self.pos = start + len(word)
                 return literal, self.source.span(start, self.pos)
         raise self.fail(f"expected a JSON value, found {self.describe_here()}")
 
+    def number(self, text: str, start: int) -> int | float:
+        if number_too_large(text):
+            raise self.fail(_TOO_LARGE, start, code="too-large")
+        value: int | float = json.loads(text)
+        if isinstance(value, float) and math.isinf(value):
+            raise self.fail(_TOO_LARGE, start, code="too-large")
+        return value
+
     def string(self) -> str:
+        start = self.pos
         match = _STRING.match(self.text, self.pos)
         if not match:
             raise self.fail(
@@ -73,6 +100,12 @@ class _Reader:
             )
         self.pos = match.end()
         decoded: str = json.loads(match.group())
+        if SURROGATES.search(decoded):
+            raise self.fail(
+                "the string holds a lone surrogate escape (such as \\ud800), which is not a character",
+                start,
+                code="encoding",
+            )
         return decoded
 
     def object(self, depth: int) -> tuple[JObject, Span]:
