@@ -239,3 +239,18 @@ def test_multiple_of_agrees_with_exact_fractions(
     as_float = float(repr(float(a)))
     expected = (Fraction(repr(as_float)) / Fraction(b)).denominator == 1
     assert _is_multiple(as_float, b) is expected
+
+
+# -- resource paths -------------------------------------------------------------------------------------------------
+
+
+def test_resource_path_matching_is_linear_in_the_path() -> None:
+    found = bounded("""
+        import json
+        from codegen.runtime.paths import _parts, _split
+        template = _parts("/releases/v{major}.{minor}.{patch}/notes")
+        digits = "/releases/v" + "1." * 500_000  # 1 MB; a backtracking regex takes cubic time here
+        found = [_split(template, digits), _split(template, digits + "1/notes")]
+        print(json.dumps([None if f is None else [len(v) for v in f] for f in found]))
+        """)
+    assert found == [None, [999_997, 1, 1]]

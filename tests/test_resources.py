@@ -207,3 +207,46 @@ def test_templates_are_checked_at_compile_time(tmp_path: Path) -> None:
     ):
         with pytest.raises(TemplateError):
             parse_template(bad)
+
+
+def _backtracking_split(template: str, path: str) -> list[str] | None:
+    """What a backtracking regex takes for each parameter: the reference for the linear matcher."""
+    import re
+
+    from codegen.runtime.paths import parse_template
+
+    pattern = ""
+    for literal, name, catch_all in parse_template(template):
+        pattern += (
+            re.escape(literal)
+            if name is None
+            else f"({'.*' if catch_all else '[^/]*'})"
+        )
+    found = re.fullmatch(pattern, path, re.DOTALL)
+    return None if found is None else list(found.groups())
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(
+        [
+            "/releases/v{major}.{minor}.{patch}/notes",
+            "/docs/{category}/{page}",
+            "files://{root}/{rest*}",
+            "{a}.{b}",
+            "/a{b}a{c}a",
+            "{x}/{y}/{z*}",
+            "{a}..{b}.",
+            "/static",
+        ]
+    ),
+    st.text(alphabet="/.av-", max_size=14),
+    st.sampled_from(["", "/releases/v", "files://"]),
+)
+def test_linear_path_matching_takes_what_a_backtracking_regex_takes(
+    template: str, tail: str, head: str
+) -> None:
+    from codegen.runtime.paths import _parts, _split
+
+    path = head + tail
+    assert _split(_parts(template), path) == _backtracking_split(template, path)
