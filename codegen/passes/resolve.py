@@ -131,6 +131,28 @@ def iter_refs(schema: Any, pointer: str = "") -> Iterator[tuple[JObject, str]]:
             stack.extend((item, f"{at}/{i}") for i, item in enumerate(node))
 
 
+_IN_PLACE = ("not", "if", "then", "else")
+_IN_PLACE_LISTS = ("allOf", "anyOf", "oneOf")
+
+
+def _in_place_edges(node: JObject, root: Any) -> Iterator[tuple[Any, JObject | None]]:
+    """The schemas applied to the same instance as `node` (its `$ref` target, its `allOf`, ... branches), each
+    with the object holding the `$ref` that leads there (None for the other applicators).
+    """
+    ref = node.get("$ref")
+    if isinstance(ref, str) and (ref == "#" or ref.startswith("#/")):
+        found, target = resolve_pointer(root, ref[1:])
+        if found and isinstance(target, JObject):
+            yield target, node
+    for key in _IN_PLACE:
+        if isinstance(node.get(key), JObject):
+            yield node[key], None
+    for key in _IN_PLACE_LISTS:
+        branches = node.get(key)
+        if isinstance(branches, JArray):
+            yield from ((b, None) for b in branches if isinstance(b, JObject))
+
+
 def escape_pointer(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
@@ -215,7 +237,46 @@ class DocumentBuilder:
         pointers = {
             f"/$defs/{escape_pointer(key)}": name for name, key in embedded.items()
         }
+        if not _has_ids(root):
+            self._check_in_place_loops(root)
         return Document(root, pointers)
+
+    def _check_in_place_loops(self, root: Any) -> None:
+        """A schema that reaches itself through `$ref`s and in-place applicators alone (`A` is `$ref B`, `B` is
+        `$ref A`; an entity that is `anyOf` itself) never finishes checking an instance: a diagnostic.
+        """
+        state: dict[int, int] = (
+            {}
+        )  # id of a schema object -> 1 on the current path, 2 done
+        for start in schema_objects(root):
+            if id(start) in state:
+                continue
+            state[id(start)] = 1
+            path: list[tuple[JObject | None, Iterator[tuple[Any, JObject | None]]]] = [
+                (None, _in_place_edges(start, root))
+            ]
+            nodes = [start]
+            while path:
+                child, via = next(path[-1][1], (None, None))
+                if child is None:
+                    state[id(nodes.pop())] = 2
+                    path.pop()
+                elif state.get(id(child)) == 1:  # a loop: it holds at least one `$ref`
+                    first = next(i for i, n in enumerate(nodes) if n is child)
+                    refs = [r for r, _ in path[first + 1 :]] + [via]
+                    self._loop(next(r for r in reversed(refs) if r is not None))
+                elif id(child) not in state:
+                    state[id(child)] = 1
+                    nodes.append(child)
+                    path.append((via, _in_place_edges(child, root)))
+
+    def _loop(self, ref_node: JObject) -> None:
+        self.diags.error(
+            "ref-loop",
+            "this $ref leads back to a schema it is part of without descending into the instance (only "
+            "through $ref, allOf, anyOf, oneOf, not, if/then/else): checking a value would never end",
+            ref_node.value_span("$ref"),
+        )
 
     def _rewrite(
         self,

@@ -1,0 +1,315 @@
+"""User names never shadow what generated code relies on, and two things never share one Python name (SPEC §4, §7).
+
+Generated modules reach the runtime only through underscore names (`_dispatch`, `_models`, ...), which the
+naming authority never gives a user name; the few names the templates do bind are `RESERVED_NAMES`, which no user
+name may take. A package whose names would collide with those still imports, dispatches every tool and passes
+`mypy --strict`; two files that would become one module name are a diagnostic.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable
+
+import pytest
+
+from codegen.passes.naming import RESERVED_NAMES
+from conftest import EXAMPLES, compile_result, generate_package
+from test_typecheck import MYPY_CONFIG
+
+SQL_TOOL = """\
+/*
+---
+name: {name}
+type: sql_function
+connection: db
+description: Adds a context value.
+arguments:
+  inline:
+    n: int
+    since:
+      type: date
+      default: "2020-01-01"
+    extra:
+      type: int
+      from_context: app.extra
+return_shape: int
+---
+*/
+SELECT :n + :extra AS total
+"""
+
+GRAM_AGENT = """\
+[helper:Agent {description: "Helps."} |
+  [ping:Tool {description: "Pings."} | (host::Text)==>(::Text)]
+]
+"""
+
+
+def _entity(folder: Path, title: str, schema: dict[str, Any] | None = None) -> None:
+    body = schema or {"type": "object", "properties": {"a": {"type": "integer"}}}
+    (folder / f"{title}.schema.json").write_text(json.dumps({"title": title, **body}))
+
+
+def _colliding_specs(folder: Path) -> Path:
+    """Every kind of name that once collided with a runtime, typing or package name, in one package."""
+    folder.mkdir(parents=True)
+    for title in (
+        "ContextArg",
+        "AgentSpec",
+        "Connection",
+        "ToolSpec",
+        "Tools",
+        "FooFn",
+    ):
+        _entity(folder, title)
+    # Entities that refer to themselves (or each other) outside an object.
+    _entity(folder, "L", {"type": "array", "items": {"$ref": "L.schema.json"}})
+    _entity(
+        folder,
+        "M",
+        {"type": "object", "additionalProperties": {"$ref": "M.schema.json"}},
+    )
+    _entity(
+        folder,
+        "U",
+        {
+            "anyOf": [
+                {"type": "string"},
+                {"type": "array", "items": {"$ref": "U.schema.json"}},
+            ]
+        },
+    )
+    _entity(folder, "A", {"type": "array", "items": {"$ref": "B.schema.json"}})
+    _entity(folder, "B", {"type": "array", "items": {"$ref": "A.schema.json"}})
+    for name in ("run_tool", "default_value", "export_tools"):
+        (folder / f"{name}.sql").write_text(SQL_TOOL.format(name=name))
+    tools = {
+        # file names that are names the package `__init__` binds
+        "annotations.json": {
+            "name": "ann",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "kwargs": {"type": "integer"},
+                    "": {"type": "string"},
+                    "self": {"type": "integer"},
+                    "conn": {"$ref": "Connection.schema.json"},
+                },
+            },
+        },
+        "dispatch.json": {
+            "name": "Foo",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "c": {"$ref": "ContextArg.schema.json"},
+                    "a": {"$ref": "AgentSpec.schema.json"},
+                    "l": {"$ref": "L.schema.json"},
+                },
+            },
+        },
+    }
+    for file_name, tool in tools.items():
+        (folder / file_name).write_text(json.dumps(tool))
+    (folder / "agents.gram").write_text(GRAM_AGENT)
+    return folder
+
+
+class _Impl:
+    def ann(self, **kwargs: Any) -> Any:
+        return sorted(kwargs)
+
+    def foo(self, **kwargs: Any) -> Any:
+        return type(kwargs["l"]).__name__
+
+    def ping(self, *, host: str) -> str:
+        return host
+
+
+def _mypy(tmp_path: Path, *packages: Path) -> None:
+    config = tmp_path / "mypy.ini"
+    config.write_text(MYPY_CONFIG)
+    command = [
+        sys.executable,
+        "-m",
+        "mypy",
+        "--config-file",
+        str(config),
+        "--no-incremental",
+    ]
+    for package in packages:
+        command += ["-p", package.name]
+    run = subprocess.run(
+        command, cwd=packages[0].parent, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_colliding_names_import_dispatch_and_pass_mypy(
+    tmp_path: Path, import_package: Callable[[Path, str], ModuleType]
+) -> None:
+    sqlalchemy = pytest.importorskip("sqlalchemy")
+    shared = tmp_path / "packages"
+    out, name = generate_package(shared, _colliding_specs(tmp_path / "specs"))
+    package = import_package(out, name)
+
+    # Entities keep their names where no runtime name needs them, and shadow nothing.
+    assert package.ContextArg.__module__ == f"{name}.context_arg"
+    assert package.Connection.__module__ == f"{name}.connection"
+    # ... except SPEC §4's names, which win.
+    assert package.ToolSpec.__module__ == f"{name}._runtime.dispatch"
+    assert package.AGENTS["helper"].tools == ("ping",)
+    # Every tool dispatches: JSON tools, the gram tool, and SQL tools whose names are runtime helpers'.
+    impl = _Impl()
+    found = package.dispatch("ann", {"kwargs": 1, "": "x", "self": 2}, impl)
+    assert found.error is None and found.value == ["conn", "field", "kwargs_", "self_"]
+    found = package.dispatch("Foo", {"l": [[]]}, impl)
+    assert found.error is None and found.value == "L"
+    assert package.dispatch("ping", {"host": "h"}, impl).value == "h"
+    engine = sqlalchemy.create_engine("sqlite://")
+    with engine.connect() as connection:
+        context = {"databases": {"db": connection}, "app": {"extra": 5}}
+        for tool in ("run_tool", "default_value", "export_tools"):
+            found = package.dispatch(tool, {"n": 2}, None, context)
+            assert (found.error, found.value) == (None, 7), tool
+    # Self-referential entities outside an object are importable, typed models.
+    assert package.L.model_validate([[], [[]]]).root[1].root[0].root == []
+    assert package.M.model_validate({"a": {"b": {}}}).root["a"].root["b"].root == {}
+    assert package.U.model_validate(["x", ["y"]]).root[1].root[0].root == "y"
+    assert type(package.A.model_validate([[[]]]).root[0]).__name__ == "B"
+
+    # Packages with only entities, or only a resource, have no tools: they must type-check too.
+    entities = tmp_path / "entities"
+    entities.mkdir()
+    _entity(entities, "Lonely")
+    entities_out, _ = generate_package(shared, entities)
+    resource_out, _ = generate_package(
+        shared, EXAMPLES / "brimley" / "docs" / "help_page.yaml"
+    )
+    _mypy(tmp_path, out, entities_out, resource_out)
+
+
+def _bindings(tree: ast.Module) -> tuple[set[str], set[str], set[str]]:
+    """Names a module binds at its top level: (imported from outside the package, imported from another
+    generated module, defined here)."""
+    imported: set[str] = set()
+    foreign: set[str] = set()
+    defined: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            names = {a.asname or a.name.split(".")[0] for a in statement.names}
+            generated = isinstance(statement, ast.ImportFrom) and _is_generated(
+                statement
+            )
+            (foreign if generated else imported).update(names - {"*"})
+        elif isinstance(statement, (ast.FunctionDef, ast.ClassDef)):
+            defined.add(statement.name)
+        elif isinstance(statement, ast.AnnAssign) and isinstance(
+            statement.target, ast.Name
+        ):
+            defined.add(statement.target.id)
+        elif isinstance(statement, ast.Assign):
+            defined |= {t.id for t in statement.targets if isinstance(t, ast.Name)}
+    return imported, foreign, defined
+
+
+def test_templates_bind_only_reserved_or_underscore_names(
+    examples_package: tuple[Path, ModuleType], tmp_path: Path
+) -> None:
+    """Holds `RESERVED_NAMES` to the templates: what a generated file imports from outside the package is
+    reserved or private; what it defines or imports from another generated module is reserved, private, or a
+    user name (exported by the module that defines it), and a user name is never reserved.
+    """
+    out, _ = examples_package
+    colliding, _ = generate_package(tmp_path, _colliding_specs(tmp_path / "specs"))
+    for package in (out, colliding):
+        for path in package.rglob("*.py"):
+            if "_runtime" in path.parts:
+                continue
+            tree = ast.parse(path.read_text())
+            imported, foreign, defined = _bindings(tree)
+            # The package __init__ exports only reserved names of its own (it star-imports the rest).
+            user = set(_exported(tree)) if path.name != "__init__.py" else set()
+            assert user.isdisjoint(RESERVED_NAMES), path
+            public = {n for n in imported | defined if not n.startswith("_")}
+            assert public - user <= RESERVED_NAMES | {"__all__"}, path
+            assert foreign.isdisjoint(RESERVED_NAMES), path
+
+
+def _is_generated(statement: ast.ImportFrom) -> bool:
+    """`from ..other import Model`: a model of another generated module (or the module itself)."""
+    return statement.level > 0 and "_runtime" not in (statement.module or "")
+
+
+def _exported(tree: ast.Module) -> list[str]:
+    for statement in tree.body:
+        if (
+            isinstance(statement, ast.AnnAssign)
+            and isinstance(statement.target, ast.Name)
+            and statement.target.id == "__all__"
+        ):
+            return list(ast.literal_eval(statement.value))  # type: ignore[arg-type]
+    return []
+
+
+def test_a_file_and_a_folder_of_one_module_name_is_a_diagnostic(tmp_path: Path) -> None:
+    specs = tmp_path / "specs"
+    (specs / "x").mkdir(parents=True)
+    tool = {"name": "t", "parameters": {"type": "object", "properties": {}}}
+    (specs / "x.json").write_text(json.dumps(tool))
+    (specs / "x" / "y.json").write_text(json.dumps({**tool, "name": "u"}))
+    result = compile_result(specs)
+    assert result.files is None
+    (diagnostic,) = result.diagnostics.sorted()
+    assert diagnostic.code == "module-collision"
+    assert diagnostic.span is not None and diagnostic.span.source.display.endswith(
+        "x.json"
+    )
+    assert [
+        span.source.display.endswith("y.json") for _, span in diagnostic.notes if span
+    ] == [True]
+
+
+@pytest.mark.parametrize(
+    "schemas",
+    [
+        {"C": {"$ref": "D.schema.json"}, "D": {"$ref": "C.schema.json"}},
+        {"V": {"anyOf": [{"type": "string"}, {"$ref": "V.schema.json"}]}},
+        {
+            "W": {
+                "allOf": [{"$ref": "#/$defs/a"}],
+                "$defs": {"a": {"not": {"$ref": "#"}}},
+            }
+        },
+        {"S": {"$ref": "#"}},
+    ],
+    ids=["two-files", "anyOf-itself", "through-defs", "itself"],
+)
+def test_ref_loops_that_never_descend_are_diagnostics(
+    tmp_path: Path, schemas: dict[str, Any]
+) -> None:
+    for title, schema in schemas.items():
+        _entity(tmp_path, title, schema)
+    result = compile_result(tmp_path)
+    assert result.files is None
+    found = result.diagnostics.sorted()
+    assert {d.code for d in found} == {"ref-loop"}
+    assert {
+        Path(d.span.source.display).stem.split(".")[0] for d in found if d.span
+    } == set(schemas)
+
+
+def test_recursion_through_the_instance_is_no_loop(tmp_path: Path) -> None:
+    _entity(
+        tmp_path,
+        "Tree",
+        {"anyOf": [{"type": "integer"}, {"type": "array", "items": {"$ref": "#"}}]},
+    )
+    result = compile_result(tmp_path)
+    assert result.files is not None, [d.render() for d in result.diagnostics.sorted()]
