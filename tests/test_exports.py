@@ -1086,3 +1086,27 @@ def test_alternatives_that_only_constrain_stay_strict() -> None:
     )
     back, problems = exports.openai_arguments(schema, {"a": None, "b": 2})
     assert back == {"b": 2} and problems == []
+
+
+def test_xml_repeats_a_shared_definition_until_the_budget_then_names_it() -> None:
+    address = {
+        "type": "object",
+        "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+    }
+
+    def tool(uses: int) -> dict[str, Any]:
+        properties = {f"a{i}": {"$ref": "#/$defs/Address"} for i in range(uses)}
+        schema = {
+            "type": "object",
+            "properties": properties,
+            "$defs": {"Address": address},
+        }
+        return {"name": "t", "inputSchema": schema}
+
+    small = exports.xml_tool(tool(2))
+    assert [len(arg) for arg in small.iter("arg") if arg.get("schema")] == [2, 2]
+    large = exports.xml_tool(tool(exports._XML_BUDGET))
+    shown = [len(arg) for arg in large.iter("arg") if arg.get("schema") == "Address"]
+    assert len(shown) == exports._XML_BUDGET
+    assert shown[0] == 2 and shown[-1] == 0  # repeated while small, then named only
+    assert len(list(large.iter("arg"))) < 2 * exports._XML_BUDGET

@@ -254,3 +254,58 @@ def test_resource_path_matching_is_linear_in_the_path() -> None:
         print(json.dumps([None if f is None else [len(v) for v in f] for f in found]))
         """)
     assert found == [None, [999_997, 1, 1]]
+
+
+# -- exports --------------------------------------------------------------------------------------------------------
+
+
+def doubling_chain(links: int) -> dict[str, Any]:
+    """A tool whose definitions each use the next one twice: 2**links leaves if every `$ref` were expanded."""
+    defs: dict[str, Any] = {
+        f"D{i}": {
+            "type": "object",
+            "properties": {
+                "a": {"$ref": f"#/$defs/D{i + 1}"},
+                "b": {"$ref": f"#/$defs/D{i + 1}"},
+            },
+        }
+        for i in range(links)
+    }
+    defs[f"D{links}"] = {"type": "string"}
+    schema = {"type": "object", "properties": {"x": {"$ref": "#/$defs/D0"}}}
+    return {"name": "t", "inputSchema": {**schema, "$defs": defs}}
+
+
+def test_xml_export_of_a_doubling_ref_chain_stays_small() -> None:
+    tool = doubling_chain(24)
+    assert len(json.dumps(tool)) < 2600
+    sizes = bounded(f"""
+        import json
+        from codegen.runtime.exports import export_tools
+        text = export_tools([json.loads({json.dumps(json.dumps(tool))})], "xml")
+        print(json.dumps([len(text), text.count("<arg"), text.count('schema="D24"')]))
+        """)
+    assert sizes[0] < 100_000 and sizes[1] < 300 and sizes[2] >= 1
+
+
+def test_xml_export_of_nested_alternatives_is_not_exponential() -> None:
+    defs: dict[str, Any] = {
+        f"D{i}": {
+            "anyOf": [{"$ref": f"#/$defs/D{i + 1}"}, {"$ref": f"#/$defs/D{i + 1}"}]
+        }
+        for i in range(40)
+    }
+    defs["D40"] = {"type": "string"}
+    defs["Self"] = {"anyOf": [{"$ref": "#/$defs/Self"}, {"type": "integer"}]}
+    schema = {
+        "type": "object",
+        "properties": {"x": {"$ref": "#/$defs/D0"}, "y": {"$ref": "#/$defs/Self"}},
+        "$defs": defs,
+    }
+    types = bounded(f"""
+        import json, re
+        from codegen.runtime.exports import export_tools
+        tool = {{"name": "t", "inputSchema": json.loads({json.dumps(json.dumps(schema))})}}
+        print(json.dumps(re.findall(r'<arg name="(\\w)" type="([^"]*)"', export_tools([tool], "xml"))))
+        """)
+    assert types == [["x", "string"], ["y", "any"]]
