@@ -3,8 +3,10 @@
 The compiler copies this file verbatim into every generated package (as
 ``_validation.py``): a model's ``model_validator(mode="before")`` calls
 :func:`validate` so that the model accepts exactly the instances its emitted
-JSON Schema accepts.  Hence: standard library only, no import-time work beyond
-compiling constant regexes, and messages written for an LLM fixing its call.
+JSON Schema accepts.  Hence: standard library only (plus pydantic-core, which
+Pydantic ships, for linear-time pattern matching, imported on first use), no
+import-time work beyond compiling constant regexes, and messages written for an
+LLM fixing its call.
 
 Instances are JSON values as Python holds them: ``None``, ``bool`` (never a
 number), ``int``, ``float`` / ``Decimal`` (integral values are integers too),
@@ -21,10 +23,18 @@ Deliberate choices beyond plain draft 2020-12:
   date-time that is also a real calendar date and time (so leap seconds are
   rejected), because the compiler maps those to ``datetime.date`` /
   ``datetime.datetime`` and both layers must agree.
-* ``pattern`` uses Python ``re.search``, except that an unescaped ``$``
-  outside a character class means end of input, as in ECMA-262 (and in the
-  Rust regex engine Pydantic uses), not "end or before a final newline", and
-  ``\\p{...}`` general-category escapes are supported.
+* ``pattern`` answers as Python ``re.search`` does, except that an unescaped
+  ``$`` outside a character class means end of input, as in ECMA-262, not
+  "end or before a final newline", and ``\\p{...}`` general-category escapes
+  are supported.  But matching never backtracks: it runs on the Rust regex
+  engine inside pydantic-core, in time linear in the text, and patterns that
+  need backtracking (backreferences, lookaround, possessive quantifiers,
+  atomic groups), Unicode ``\\b`` or are too large are refused (see
+  :func:`compile_pattern`).  Text with lone surrogates, which Rust cannot
+  hold, is matched with U+FFFD in their place when the pattern cannot tell
+  the two apart, and fails the pattern otherwise.
+* Numbers with more than 4300 digits (Python's own limit for int <-> text)
+  are refused; exponents may be anything (``multipleOf`` never expands them).
 * Remote references are never fetched: a ``$ref`` can reach the document
   itself (``$id``, ``$anchor``, ``$dynamicAnchor``, JSON pointers) and the
   embedded draft 2020-12 meta-schemas.
