@@ -21,7 +21,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from codegen.compiler import compile_specs  # noqa: E402
-from codegen.incremental import PreviousBuild  # noqa: E402
 from codegen.writer import write_output  # noqa: E402
 
 TOOLS_PER_FILE = 10
@@ -120,11 +119,11 @@ def make_specs(folder: Path, count: int, seed: int = 7) -> None:
 
 def _build(specs: Path, out: Path) -> tuple[float, dict[str, str]]:
     start = time.perf_counter()
-    result = compile_specs([specs], previous=PreviousBuild(out))
+    result = compile_specs([specs])
     assert result.files is not None, [d.render() for d in result.diagnostics.sorted()][
         :3
     ]
-    write_output(out, result.files, result.keys, result.sources)
+    write_output(out, result.files)
     return time.perf_counter() - start, result.files
 
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from .compiler import compile_specs
 from .config import EMIT_CHOICES, Settings, find_pyproject, load_settings
 from .diagnostics import Diagnostics
-from .incremental import PreviousBuild
 from .writer import WriteError, diff_output, write_output
 
 
@@ -111,15 +110,27 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    inside = _specs_inside(settings.output, settings.specs)
+    if inside:
+        print(
+            f"codegen: error: the output folder {settings.output} holds the specs "
+            f"{', '.join(map(str, inside))}; codegen would delete or read its own output as specs",
+            file=sys.stderr,
+        )
+        return 2
     return _run(settings, args)
+
+
+def _specs_inside(out: Path, specs: list[Path]) -> list[Path]:
+    """Specs that are OUT or inside it (OUT inside a specs folder is fine: discovery skips it)."""
+    root = out.resolve()
+    return [s for s in specs if s.resolve() == root or root in s.resolve().parents]
 
 
 def _run(settings: Settings, args: argparse.Namespace) -> int:
     assert settings.output is not None
     out = _shown(settings.output)
-    result = compile_specs(
-        settings.specs, exclude=out, previous=PreviousBuild(out), emit=settings.emit
-    )
+    result = compile_specs(settings.specs, exclude=out, emit=settings.emit)
     diags = result.diagnostics
     for diagnostic in diags.sorted():
         print(diagnostic.render(), file=sys.stderr)
@@ -137,23 +148,21 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
         )
         return 1
     files = result.files
-    if args.check:
-        chunks = diff_output(out, files)
-        if chunks:
-            sys.stdout.write("".join(chunks))
-            print(
-                f"codegen: {out} is out of date ({len(chunks)} file(s) differ)",
-                file=sys.stderr,
-            )
-            return 1
-        if not args.quiet:
-            print(f"codegen: {out} is up to date ({len(files)} files)")
-        return 0
+    # Problems with OUT's previous contents: shown, but not fatal under --strict.
+    output_diags = Diagnostics()
     try:
-        report = write_output(out, files, result.keys, result.sources)
-    except (WriteError, OSError) as exc:
+        if args.check:
+            return _check(out, files, output_diags, quiet=args.quiet)
+        report = write_output(out, files, output_diags)
+    except WriteError as exc:  # found before anything was changed
+        print(f"codegen: error: {exc}; {out} left unchanged", file=sys.stderr)
+        return 1
+    except OSError as exc:
         print(f"codegen: error: {exc}", file=sys.stderr)
         return 1
+    finally:
+        for diagnostic in output_diags.sorted():
+            print(diagnostic.render(), file=sys.stderr)
     if args.verbose:
         for path in report.written:
             print(f"wrote {out / path}")
@@ -171,4 +180,19 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
             f"codegen: {len(result.read)} spec file(s), {tools} tool(s) -> {out} "
             f"({len(report.written)} written, {len(report.unchanged)} unchanged, {len(report.deleted)} deleted)"
         )
+    return 0
+
+
+def _check(out: Path, files: dict[str, str], diags: Diagnostics, quiet: bool) -> int:
+    """Compare OUT with a fresh compile (nothing in OUT is trusted); exit 1 if a build would change it."""
+    chunks = diff_output(out, files, diags)
+    if chunks:
+        sys.stdout.write("".join(chunks))
+        print(
+            f"codegen: {out} is out of date ({len(chunks)} file(s) differ)",
+            file=sys.stderr,
+        )
+        return 1
+    if not quiet:
+        print(f"codegen: {out} is up to date ({len(files)} files)")
     return 0

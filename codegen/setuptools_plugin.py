@@ -15,7 +15,7 @@ from typing import Any
 from .compiler import compile_specs
 from .config import Settings, load_settings
 from .diagnostics import Diagnostics
-from .writer import write_output
+from .writer import WriteError, write_output
 
 
 class CodegenBuildError(Exception):
@@ -60,7 +60,12 @@ def generate_into(build_lib: Path, project: Path, settings: Settings) -> list[st
     shutil.rmtree(
         build_lib / folder, ignore_errors=True
     )  # a checked-in copy that build_py put there
-    write_output(build_lib / folder, result.files, result.keys, result.sources)
+    try:
+        write_output(build_lib / folder, result.files)
+    except (WriteError, OSError) as exc:
+        raise CodegenBuildError(
+            f"codegen: cannot write the generated package: {exc}"
+        ) from exc
     return [f"{folder}/{path}" for path in result.files]
 
 

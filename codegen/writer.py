@@ -1,22 +1,54 @@
-"""Writing OUT: all-or-nothing, atomic per file, only inside OUT, deleting only what codegen generated.
+"""Writing and checking OUT: confined to OUT, never through a link, and all-or-nothing.
 
-A manifest in OUT lists every generated file with its content hash; it is how codegen knows which files it may
-replace or delete, and how `--check` finds files that should no longer be there.
+OUT's previous contents are untrusted input. Every read, write and delete inside OUT goes through
+`OutputFolder._parent`, which validates the relative path and walks to it one folder at a time with
+O_NOFOLLOW, so no symbolic link inside OUT is ever followed (a link where codegen reads, writes or deletes is
+refused). A manifest in OUT lists the files codegen generated there with their content hashes: it only says
+which files codegen may replace or delete, and a stale file is deleted only if its content still has the
+recorded hash. Nothing in OUT is ever reused or trusted to skip work.
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import errno
 import hashlib
 import json
 import os
-import tempfile
-from dataclasses import dataclass
+import posixpath
+import re
+import secrets
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
+from .diagnostics import Diagnostics
 
 MANIFEST = ".codegen-manifest.json"
+MAX_MANIFEST_BYTES = 32 * 1024 * 1024
+MAX_DIFF_BYTES = (
+    8 * 1024 * 1024
+)  # larger files in OUT are reported as different, not diffed
+MAX_LISTED_ENTRIES = (
+    10_000  # how far `--check` looks for files codegen did not generate
+)
+
+_HEX_DIGEST = re.compile(r"[0-9a-f]{64}")
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
+# O_NONBLOCK: opening a FIFO planted in OUT must not hang; it is then refused as not a regular file.
+_READ_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+_LINK_ERRORS = {errno.ELOOP, errno.ENOTDIR, getattr(errno, "EMLINK", errno.ELOOP)}
+
+
+def _kind(name: str, folder: int) -> str:
+    """What is in the way where a folder should be (the errno does not say: Linux gives ENOTDIR for both)."""
+    return "a symbolic link" if _is_link(name, folder) else "not a folder"
 
 
 class WriteError(Exception):
@@ -27,142 +59,344 @@ def digest(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
-def manifest_text(
-    files: dict[str, str],
-    keys: dict[str, str] | None = None,
-    sources: dict[str, str] | None = None,
-) -> str:
-    """Every generated file with its content hash and the key it was rendered from, and the content hash of every
-    spec file compiled (relative paths, so the manifest is the same on every machine).
-    """
-    listing: dict[str, dict[str, str]] = {}
-    for path in sorted(files):
-        entry = {"sha256": digest(files[path])}
-        if keys and path in keys:
-            entry["key"] = keys[path]
-        listing[path] = entry
-    manifest: dict[str, object] = {"generator": "codegen", "version": __version__}
-    if sources:
-        manifest["sources"] = {path: sources[path] for path in sorted(sources)}
-    manifest["files"] = listing
+def manifest_text(files: dict[str, str]) -> str:
+    """Every generated file with its content hash (relative paths, so the manifest is the same everywhere)."""
+    listing = {path: {"sha256": digest(files[path])} for path in sorted(files)}
+    manifest = {"generator": "codegen", "version": __version__, "files": listing}
     return json.dumps(manifest, indent=2) + "\n"
 
 
-def read_sources(out: Path) -> dict[str, str]:
+def path_problem(rel: object) -> str | None:
+    """Why `rel` is not a plain relative POSIX path in normal form inside OUT (None if it is one)."""
+    if not isinstance(rel, str) or not rel:
+        return "not a non-empty string"
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in rel):
+        return "it holds a control character"
+    if "\\" in rel:
+        return "it holds a backslash"
+    if rel.startswith("/"):
+        return "it is absolute"
+    if any(part in (".", "..") for part in rel.split("/")):
+        return "it holds a '.' or '..' component"
+    if posixpath.normpath(rel) != rel:
+        return "it is not in normal form"
     try:
-        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-        return {str(k): str(v) for k, v in data.get("sources", {}).items()}
-    except (OSError, ValueError, AttributeError):
-        return {}
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return "it is not valid Unicode"
+    return None
 
 
-def read_manifest(out: Path) -> dict[str, dict[str, str]]:
-    try:
-        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-        files = data["files"]
-        if not isinstance(files, dict):
+def shown(rel: str) -> str:
+    """A path from OUT as it may be printed: untrusted names cannot forge lines of output."""
+    return rel if rel.isprintable() else ascii(rel)
+
+
+class OutputFolder:
+    """OUT (trusted: it comes from the command line or pyproject) and confined access to what is inside it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def where(self, rel: str) -> str:
+        return f"{self.root / shown(rel)}"
+
+    @contextlib.contextmanager
+    def _parent(
+        self, rel: str, create: bool = False
+    ) -> Iterator[tuple[int, str] | None]:
+        """The one way into OUT: the folder holding `rel`, opened without following any link, and rel's last
+        name; None when a folder on the way does not exist and `create` is false."""
+        problem = path_problem(rel)
+        if problem is not None:
+            raise WriteError(f"refusing the path {shown(str(rel))}: {problem}")
+        parts = rel.split("/")
+        if create:
+            self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(self.root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        except FileNotFoundError:
+            yield None
+            return
+        try:
+            for depth, part in enumerate(parts[:-1], start=1):
+                current, fd = fd, -1  # _enter closes `current`, even when it fails
+                fd = self._enter(current, part, "/".join(parts[:depth]), create)
+                if fd < 0:
+                    yield None
+                    return
+            yield fd, parts[-1]
+        finally:
+            if fd >= 0:
+                os.close(fd)
+
+    def _enter(self, fd: int, name: str, rel: str, create: bool) -> int:
+        """Open the sub-folder `name` of the folder `fd` (closing `fd`); -1 when it is missing."""
+        try:
+            try:
+                return os.open(name, _FOLDER_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    return -1
+                os.mkdir(name, dir_fd=fd)
+                return os.open(name, _FOLDER_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in _LINK_ERRORS:
+                    raise WriteError(
+                        f"{self.where(rel)} is {_kind(name, fd)}; "
+                        "codegen never follows links in the output folder"
+                    ) from None
+                raise
+        finally:
+            os.close(fd)
+
+    def lstat(self, rel: str) -> os.stat_result | None:
+        with self._parent(rel) as found:
+            if found is None:
+                return None
+            fd, name = found
+            try:
+                return os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except FileNotFoundError:
+                return None
+
+    def read(self, rel: str, limit: int) -> bytes | None:
+        """The bytes of the regular file `rel` (None if missing, at most `limit` + 1 bytes); a link or other
+        kind of file is refused without being opened through."""
+        with self._parent(rel) as found:
+            if found is None:
+                return None
+            folder, name = found
+            try:
+                fd = os.open(name, _READ_FLAGS, dir_fd=folder)
+            except FileNotFoundError:
+                return None
+            except OSError as exc:
+                if exc.errno in _LINK_ERRORS:
+                    raise WriteError(self._not_a_file(rel)) from None
+                raise
+            with os.fdopen(fd, "rb") as handle:
+                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                    raise WriteError(self._not_a_file(rel))
+                return handle.read(limit + 1)
+
+    def _not_a_file(self, rel: str) -> str:
+        return f"{self.where(rel)} is a symbolic link or not a regular file; codegen does not follow or replace it"
+
+    def write(self, rel: str, data: bytes) -> None:
+        """Atomically put `data` at `rel` (a link there is replaced itself, never written through); new files
+        get the usual mode for the umask, like any file the user creates."""
+        with self._parent(rel, create=True) as found:
+            assert found is not None
+            folder, name = found
+            temporary = f".codegen-{secrets.token_hex(8)}.tmp"
+            fd = os.open(temporary, _CREATE_FLAGS, 0o666, dir_fd=folder)
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary, dir_fd=folder)
+                raise
+
+    def delete(self, rel: str) -> None:
+        """Delete the file `rel` (never what a link points to), then the folders it leaves empty."""
+        with self._parent(rel) as found:
+            if found is None:
+                return
+            fd, name = found
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name, dir_fd=fd)
+        parts = rel.split("/")
+        for depth in range(len(parts) - 1, 0, -1):
+            with self._parent("/".join(parts[:depth])) as found:
+                if found is None:
+                    return
+                try:
+                    os.rmdir(found[1], dir_fd=found[0])
+                except OSError:  # not empty (or not a folder): keep it and its parents
+                    return
+
+    def manifest(self, diags: Diagnostics) -> dict[str, str]:
+        """The files the last build says it generated, with their content hashes; anything invalid in the
+        manifest is reported as a warning and ignored, never followed."""
+        where = self.where(MANIFEST)
+        try:
+            data = self.read(MANIFEST, MAX_MANIFEST_BYTES)
+        except WriteError as exc:
+            diags.warning("manifest", f"{exc}; ignoring it", None)
             return {}
-        return {
-            str(k): {str(a): str(b) for a, b in v.items()}
-            for k, v in files.items()
-            if isinstance(v, dict)
-        }
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return {}
+        if data is None:
+            return {}
+        if len(data) > MAX_MANIFEST_BYTES:
+            diags.warning("manifest", f"{where} is too large; ignoring it", None)
+            return {}
+        try:
+            files = json.loads(data.decode("utf-8"))["files"]
+            if not isinstance(files, dict):
+                raise TypeError
+        except (ValueError, KeyError, TypeError, RecursionError):
+            diags.warning(
+                "manifest", f"{where} is not a codegen manifest; ignoring it", None
+            )
+            return {}
+        entries: dict[str, str] = {}
+        for rel, entry in files.items():
+            problem = _entry_problem(rel, entry)
+            if problem is not None:
+                diags.warning(
+                    "manifest",
+                    f"{where}: ignoring the entry {ascii(rel)}: {problem}",
+                    None,
+                )
+                continue
+            entries[rel] = entry["sha256"]
+        return entries
 
 
-def _inside(out: Path, relative: str) -> Path:
-    target = (out / relative).resolve()
-    root = out.resolve()
-    if target != root and root not in target.parents:
-        raise WriteError(f"refusing to write outside the output folder: {relative}")
-    return target
+def _entry_problem(rel: str, entry: object) -> str | None:
+    problem = path_problem(rel)
+    if problem is None and rel == MANIFEST:
+        problem = "it names the manifest itself"
+    sha = entry.get("sha256") if isinstance(entry, dict) else None
+    if problem is None and not (isinstance(sha, str) and _HEX_DIGEST.fullmatch(sha)):
+        problem = "it has no valid sha256"
+    return problem
 
 
-@dataclass(frozen=True)
+@dataclass
 class WriteReport:
-    written: list[str]
-    unchanged: list[str]
-    deleted: list[str]
+    written: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+
+
+def encode_all(files: dict[str, str]) -> dict[str, bytes]:
+    """Every file as UTF-8, before anything is written (a lone surrogate fails the build, not half of it)."""
+    encoded: dict[str, bytes] = {}
+    for rel, text in files.items():
+        problem = path_problem(rel)
+        if problem is not None or rel == MANIFEST:
+            raise WriteError(
+                f"refusing to generate {shown(rel)}: {problem or 'reserved name'}"
+            )
+        try:
+            encoded[rel] = text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise WriteError(
+                f"cannot write {shown(rel)}: its text is not valid Unicode ({exc.reason} at {exc.start})"
+            ) from None
+    encoded[MANIFEST] = manifest_text(files).encode("utf-8")
+    return encoded
 
 
 def write_output(
-    out: Path,
-    files: dict[str, str],
-    keys: dict[str, str] | None = None,
-    sources: dict[str, str] | None = None,
+    out: Path, files: dict[str, str], diags: Diagnostics | None = None
 ) -> WriteReport:
-    previous = read_manifest(out)
-    targets = {rel: _inside(out, rel) for rel in files}
-    for rel, target in targets.items():  # check everything before changing anything
-        if target.exists() and rel not in previous and target.is_file():
-            if target.read_text(encoding="utf-8", errors="replace") != files[rel]:
-                raise WriteError(
-                    f"{out / rel} exists and was not generated by codegen; move it away first"
-                )
-        if target.exists() and not target.is_file():
-            raise WriteError(f"{out / rel} is in the way (not a file)")
-    written, unchanged = [], []
-    for rel in sorted(files):
-        target = targets[rel]
-        data = files[rel].encode("utf-8")
-        if target.is_file() and target.read_bytes() == data:
-            unchanged.append(rel)
+    """Make OUT hold exactly `files` (and the manifest): every target and every deletion is checked before
+    anything changes, so a refusal leaves OUT untouched."""
+    diags = diags if diags is not None else Diagnostics()
+    encoded = encode_all(files)
+    folder = OutputFolder(out)
+    previous = folder.manifest(diags)
+    report, changes = WriteReport(), {}
+    for rel, data in sorted(encoded.items()):
+        have = folder.read(rel, len(data))
+        if have == data:
+            if rel != MANIFEST:
+                report.unchanged.append(rel)
             continue
-        _atomic_write(target, data)
-        written.append(rel)
-    deleted = []
-    for rel in sorted(set(previous) - set(files)):
-        target = _inside(out, rel)
-        if target.is_file():
-            target.unlink()
-            deleted.append(rel)
-            _prune_empty(target.parent, out.resolve())
-    manifest = manifest_text(files, keys, sources).encode("utf-8")
-    if not (out / MANIFEST).is_file() or (out / MANIFEST).read_bytes() != manifest:
-        _atomic_write(out / MANIFEST, manifest)
-    return WriteReport(written, unchanged, deleted)
+        if have is not None and rel not in previous and rel != MANIFEST:
+            raise WriteError(
+                f"{folder.where(rel)} exists and was not generated by codegen; move it away first"
+            )
+        changes[rel] = data
+    stale = [rel for rel in sorted(set(previous) - set(encoded)) if folder.lstat(rel)]
+    for rel in stale:
+        have = folder.read(rel, MAX_DIFF_BYTES)
+        if have is not None and hashlib.sha256(have).hexdigest() != previous[rel]:
+            raise WriteError(
+                f"{folder.where(rel)} is no longer generated but was edited since codegen wrote it; "
+                "delete or move it yourself"
+            )
+    for rel, data in changes.items():
+        if rel != MANIFEST:
+            folder.write(rel, data)
+            report.written.append(rel)
+    for rel in stale:
+        folder.delete(rel)
+        report.deleted.append(rel)
+    if (
+        MANIFEST in changes
+    ):  # last: until it is written, the old one still lists what may be deleted
+        folder.write(MANIFEST, changes[MANIFEST])
+    return report
 
 
-def _atomic_write(target: Path, data: bytes) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".codegen-", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _prune_empty(folder: Path, root: Path) -> None:
-    while folder != root and root in folder.parents and not any(folder.iterdir()):
-        folder.rmdir()
-        folder = folder.parent
-
-
-def diff_output(out: Path, files: dict[str, str]) -> list[str]:
-    """Unified diffs between OUT and what it should hold: changed, missing and extra generated files."""
-    chunks: list[str] = []
-    previous = read_manifest(out)
-    for rel in sorted(set(files) | set(previous)):
-        target = out / rel
-        want = files.get(rel)
-        have = (
-            target.read_text(encoding="utf-8", errors="replace")
-            if target.is_file()
-            else None
-        )
-        if want == have:
+def diff_output(
+    out: Path, files: dict[str, str], diags: Diagnostics | None = None
+) -> list[str]:
+    """Unified diffs between OUT and what a build would leave there: changed, missing and stale files and the
+    manifest. Links are reported, never followed; files codegen did not generate become notes in `diags`.
+    """
+    diags = diags if diags is not None else Diagnostics()
+    encoded = encode_all(files)
+    folder = OutputFolder(out)
+    previous = folder.manifest(diags)
+    chunks = []
+    for rel in sorted(set(encoded) | set(previous)):
+        want = encoded.get(rel)
+        if want is None and folder.lstat(rel) is None:
             continue
-        lines = difflib.unified_diff(
-            (have or "").splitlines(keepends=True),
-            (want or "").splitlines(keepends=True),
-            fromfile=f"a/{rel}" if have is not None else "/dev/null",
-            tofile=f"b/{rel}" if want is not None else "/dev/null",
-        )
-        chunks.append(
-            "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+        chunk = _diff_one(folder, rel, want)
+        if chunk:
+            chunks.append(chunk)
+    for rel in _foreign_files(out, set(encoded) | set(previous)):
+        diags.warning(
+            "foreign-file", f"{folder.where(rel)} was not generated by codegen", None
         )
     return chunks
+
+
+def _diff_one(folder: OutputFolder, rel: str, want: bytes | None) -> str:
+    name = shown(rel)
+    try:
+        have = folder.read(rel, MAX_DIFF_BYTES)
+    except WriteError as exc:
+        return f"--- a/{name}\n+++ b/{name}\n# {exc}\n"
+    if have == want:
+        return ""
+    if have is not None and len(have) > MAX_DIFF_BYTES:
+        return f"--- a/{name}\n+++ b/{name}\n# too large to diff: it differs\n"
+    lines = difflib.unified_diff(
+        (have or b"").decode("utf-8", "replace").splitlines(keepends=True),
+        (want or b"").decode("utf-8").splitlines(keepends=True),
+        fromfile=f"a/{name}" if have is not None else "/dev/null",
+        tofile=f"b/{name}" if want is not None else "/dev/null",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _foreign_files(out: Path, known: set[str]) -> list[str]:
+    """Files and links in OUT that codegen did not generate (bytecode caches aside), looking at no more than
+    MAX_LISTED_ENTRIES entries and following no link."""
+    if not out.is_dir():
+        return []
+    foreign, seen = [], 0
+    for top, dirs, names, top_fd in os.fwalk(out, follow_symlinks=False):
+        links = [d for d in dirs if _is_link(d, top_fd)]  # listed, never entered
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and d not in links)
+        prefix = Path(top).relative_to(out).as_posix()
+        for name in sorted(names + links):
+            rel = name if prefix == "." else f"{prefix}/{name}"
+            if rel not in known:
+                foreign.append(rel)
+        seen += len(dirs) + len(names)
+        if seen > MAX_LISTED_ENTRIES:
+            break
+    return foreign
+
+
+def _is_link(name: str, folder: int) -> bool:
+    return stat.S_ISLNK(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)

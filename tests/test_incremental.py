@@ -1,5 +1,5 @@
-"""Incremental builds: unchanged specs are neither rendered nor formatted again; edits rewrite only what depends
-on them; deleted specs lose their outputs (SPEC §4, issue: build integration)."""
+"""Rebuilds: every build compiles afresh (nothing in OUT is reused or trusted), but only files whose bytes change
+are written, and deleted specs lose their outputs (SPEC §4, §7)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,13 @@ import pytest
 
 from codegen import formatting
 from codegen.compiler import compile_specs
-from codegen.incremental import PreviousBuild
-from codegen.writer import write_output
+from codegen.writer import WriteReport, write_output
 
 
-def _build(specs: Path, out: Path) -> Any:
-    result = compile_specs([specs], previous=PreviousBuild(out))
+def _build(specs: Path, out: Path) -> WriteReport:
+    result = compile_specs([specs])
     assert result.files is not None
-    return write_output(out, result.files, result.keys, result.sources)
+    return write_output(out, result.files)
 
 
 def _tool(name: str, description: str = "A tool.") -> dict[str, Any]:
@@ -29,13 +28,36 @@ def _tool(name: str, description: str = "A tool.") -> dict[str, Any]:
     }
 
 
-def test_noop_rebuild_formats_nothing_and_an_edit_reformats_one_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_noop_rebuild_writes_nothing_and_an_edit_rewrites_what_changed(
+    tmp_path: Path,
 ) -> None:
     specs, out = tmp_path / "specs", tmp_path / "out"
     specs.mkdir()
     for name in ("alpha", "beta", "gamma"):
         (specs / f"{name}.json").write_text(json.dumps(_tool(name)))
+    _build(specs, out)
+    alpha_written = (out / "alpha.py").stat().st_mtime_ns
+
+    assert _build(specs, out).written == []
+
+    (specs / "beta.json").write_text(json.dumps(_tool("beta", "Changed.")))
+    report = _build(specs, out)
+    written = [p for p in report.written if not p.startswith("schemas/tools.")]
+    assert written == ["beta.py", "schemas/beta.json"]  # exports list every tool
+    assert (out / "alpha.py").stat().st_mtime_ns == alpha_written
+
+    (specs / "gamma.json").unlink()
+    report = _build(specs, out)
+    assert report.deleted == ["gamma.py", "schemas/gamma.json"]
+    assert not (out / "gamma.py").exists()
+
+
+def test_a_rebuild_formats_everything_again_instead_of_trusting_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    specs, out = tmp_path / "specs", tmp_path / "out"
+    specs.mkdir()
+    (specs / "alpha.json").write_text(json.dumps(_tool("alpha")))
     _build(specs, out)
     formatted: list[str] = []
     original = formatting.format_python
@@ -44,28 +66,8 @@ def test_noop_rebuild_formats_nothing_and_an_edit_reformats_one_file(
         "format_python",
         lambda source, path: formatted.append(path) or original(source, path),
     )
-
-    report = _build(specs, out)
-    assert formatted == [] and report.written == []
-
-    (specs / "beta.json").write_text(json.dumps(_tool("beta", "Changed.")))
-    report = _build(specs, out)
-    assert formatted == ["beta.py"]
-    written = [
-        path for path in report.written if not path.startswith("schemas/tools.")
-    ]  # exports list every tool
-    assert written == [
-        "beta.py",
-        "schemas/beta.json",
-    ]  # __init__ is reused: its key did not change
-
-    (specs / "gamma.json").unlink()
-    formatted.clear()
-    report = _build(specs, out)
-    assert report.deleted == ["gamma.py", "schemas/gamma.json"] and formatted == [
-        "__init__.py"
-    ]
-    assert not (out / "gamma.py").exists()
+    _build(specs, out)
+    assert sorted(formatted) == ["__init__.py", "alpha.py"]
 
 
 def test_a_hand_edited_file_is_regenerated_not_trusted(tmp_path: Path) -> None:
@@ -99,12 +101,12 @@ def test_entity_moves_update_the_modules_that_import_it(tmp_path: Path) -> None:
     (specs / "use.json").write_text(json.dumps(tool))
     _build(specs, out)
     assert "from .b.thing import Thing" in (out / "use.py").read_text()
+    assert not (out / "a").exists()
 
 
-def test_unchanged_specs_skip_the_schema_check_and_exports_are_reused(
+def test_every_rebuild_checks_every_schema(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from codegen.backends import schemas
     from codegen.passes import check_schemas
 
     specs, out = tmp_path / "specs", tmp_path / "out"
@@ -120,14 +122,5 @@ def test_unchanged_specs_skip_the_schema_check_and_exports_are_reused(
         lambda doc, fallback, diags: checked.append(fallback.source.display)
         or original_valid(doc, fallback, diags),
     )
-    exported: list[int] = []
-    original_exports = schemas.render_exports
-    monkeypatch.setattr(
-        "codegen.compiler.render_exports",
-        lambda plan: exported.append(1) or original_exports(plan),
-    )
     _build(specs, out)
-    assert checked == [] and exported == []
-    (specs / "beta.json").write_text(json.dumps(_tool("beta", "Changed.")))
-    _build(specs, out)
-    assert [Path(p).name for p in checked] == ["beta.json"] and exported == [1]
+    assert sorted(Path(p).name for p in checked) == ["alpha.json", "beta.json"]
