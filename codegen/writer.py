@@ -37,6 +37,7 @@ MAX_LISTED_ENTRIES = (
 )
 
 _HEX_DIGEST = re.compile(r"[0-9a-f]{64}")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
@@ -370,12 +371,23 @@ def _diff_one(folder: OutputFolder, rel: str, want: bytes | None) -> str:
     if have is not None and len(have) > MAX_DIFF_BYTES:
         return f"--- a/{name}\n+++ b/{name}\n# too large to diff: it differs\n"
     lines = difflib.unified_diff(
-        (have or b"").decode("utf-8", "replace").splitlines(keepends=True),
-        (want or b"").decode("utf-8").splitlines(keepends=True),
+        _printable_lines(have or b""),
+        _printable_lines(want or b""),
         fromfile=f"a/{name}" if have is not None else "/dev/null",
         tofile=f"b/{name}" if want is not None else "/dev/null",
     )
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _printable_lines(data: bytes) -> list[str]:
+    """Lines to print in a diff: control characters from OUT (terminal escapes, carriage returns that hide a
+    line in a CI log) are shown escaped."""
+    text = _CONTROL.sub(
+        lambda m: ascii(m.group())[1:-1], data.decode("utf-8", "replace")
+    )
+    return text.splitlines(
+        keepends=True
+    )  # only at "\n": every other line break is escaped
 
 
 def _foreign_files(out: Path, known: set[str]) -> list[str]:

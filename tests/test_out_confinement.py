@@ -94,6 +94,14 @@ def test_a_forged_manifest_cannot_keep_edited_code(tmp_path: Path) -> None:
     assert (out / "ping.py").read_text() == clean
 
 
+def test_check_escapes_control_characters_from_out(tmp_path: Path) -> None:
+    out = _built(tmp_path)
+    (out / "ping.py").write_text("\x1b[2K\rall good\u2028\n")
+    run = run_cli("specs", "-o", "out", "--check", cwd=tmp_path)
+    assert "-\\x1b[2K\\rall good\\u2028\n" in run.stdout
+    assert "\x1b" not in run.stdout and "\r" not in run.stdout
+
+
 def test_a_forged_source_digest_does_not_skip_the_schema_check(
     tmp_path: Path,
 ) -> None:
