@@ -1,82 +1,63 @@
-"""Formatting generated Python: black, in-process, once per file (the hot path of a compile).
+"""Laying out generated Python in black's stable style, without running black (the hot path of a compile).
 
-Large schema constants arrive as placeholders with their text already laid out the way black would
-(`black_literal`); they are spliced in after black has formatted the rest, which it does far faster without them.
-Big compiles format files in parallel worker processes.
+The templates print one logical statement per line (multi-line statements are joined by the `oneline`
+filter), docstrings already normalised (`black_docstring`). Every statement line is then split exactly as
+black would split it (`layout.statement`), and large schema constants, laid out apart by `black_literal`,
+replace their placeholder statements. black itself is only the oracle the tests hold this against
+(tests/test_layout.py).
 """
 
 from __future__ import annotations
 
-import ast
-import os
-from concurrent.futures import ProcessPoolExecutor
-from functools import lru_cache
+import re
 
-import black
-
+from .backends.layout import statement
 from .backends.python import PythonFile
 
-# Characters of source below which starting worker processes costs more than it saves.
-PARALLEL_THRESHOLD = 50_000
-
-
-@lru_cache(maxsize=1)
-def _mode() -> black.Mode:
-    return black.Mode(target_versions={black.TargetVersion.PY310})
+# A placeholder statement, as the templates print it: `NAME: T = __codegen_splice_<n>__` at module level.
+_PLACEHOLDER = re.compile(r"\w+: [\w\[\], ]+ = (__codegen_splice_\d+__)")
+_NOQA = "  # noqa: E402"
 
 
 def format_python(source: PythonFile, path: str) -> str:
     try:
-        text = black.format_str(source.text, mode=_mode())
-    except (
-        black.InvalidInput
-    ) as exc:  # a template bug, never a spec problem: say so plainly
+        return layout_module(source.text, source.splices, path)
+    except ValueError as exc:  # a template bug, never a spec problem: say so plainly
         raise RuntimeError(
-            f"internal error: generated {path} is not valid Python ({exc})"
+            f"internal error: generated {path} cannot be laid out ({exc})"
         ) from exc
-    return splice(text, source.splices, path) if source.splices else text
 
 
-def splice(text: str, splices: dict[str, str], path: str) -> str:
-    """Put each pre-formatted constant in place of its placeholder.
-
-    A placeholder is found as code, never as text: it is the value of a module-level `NAME: T = <placeholder>`
-    statement in the parsed file. Spec text only ever reaches generated code inside string literals and
-    comments, so however it spells a placeholder, it cannot be mistaken for one.
-    """
-    # Split as ast counts lines (splitlines would also split at \f, \x1c, ...).
-    lines = text.split("\n")
-    found = [
-        statement
-        for statement in ast.parse(text).body
-        if isinstance(statement, ast.AnnAssign)
-        and isinstance(statement.value, ast.Name)
-        and statement.value.id in splices
-    ]
-    if sorted(s.value.id for s in found) != sorted(splices):  # type: ignore[union-attr]
+def layout_module(text: str, splices: dict[str, str], path: str = "") -> str:
+    """Every statement line of `text` split as black splits it; docstrings, comments and blank lines as
+    they are. A line is a statement unless it is inside a docstring or starts with a quote or `#`: spec text
+    only ever reaches a line inside a string literal, a docstring or a comment, so it cannot make a line
+    look like anything else (in particular, like a placeholder)."""
+    out: list[str] = []
+    in_docstring = False
+    spliced = 0
+    for line in text.split("\n"):
+        stripped = line.lstrip(" ")
+        if in_docstring:
+            in_docstring = '"""' not in line
+        elif not stripped or stripped[0] in "#\"'":
+            in_docstring = stripped.startswith('"""') and stripped.count('"""') == 1
+        else:
+            depth = (len(line) - len(stripped)) // 4
+            match = _PLACEHOLDER.fullmatch(stripped) if depth == 0 else None
+            if match and match.group(1) in splices:
+                line = splices[match.group(1)]
+                spliced += 1
+            elif stripped.startswith("from ") and stripped.endswith(_NOQA):
+                line = statement(stripped[: -len(_NOQA)], depth, _NOQA)
+            else:
+                line = statement(stripped, depth)
+        out.append(line)
+    if spliced != len(splices):
         raise RuntimeError(f"internal error: generated {path} lost a constant")
-    # From the bottom up, so that line numbers above stay valid.
-    for statement in sorted(found, key=lambda s: -s.lineno):
-        value = statement.value
-        assert isinstance(value, ast.Name) and value.end_lineno is not None
-        last = lines[value.end_lineno - 1].encode("utf-8")  # ast columns count bytes
-        rest = last[value.end_col_offset :].decode("utf-8")
-        lines[statement.lineno - 1 : value.end_lineno] = [splices[value.id] + rest]
-    return "\n".join(lines)
-
-
-def _format_item(item: tuple[str, PythonFile]) -> tuple[str, str]:
-    return item[0], format_python(item[1], item[0])
+    return "\n".join(out)
 
 
 def format_all(files: dict[str, PythonFile]) -> dict[str, str]:
-    """Format every file; across processes when there is enough work to pay for them."""
-    size = sum(len(f.text) for f in files.values())
-    workers = min(os.cpu_count() or 1, 8)
-    if size < PARALLEL_THRESHOLD or workers < 2:
-        return dict(map(_format_item, files.items()))
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        # Largest first, so that no big file starts last and leaves the other workers idle.
-        order = sorted(files.items(), key=lambda item: -len(item[1].text))
-        formatted = dict(pool.map(_format_item, order))
-        return {path: formatted[path] for path in files}
+    """Lay out every file (in this process: it is cheaper than starting workers)."""
+    return {path: format_python(source, path) for path, source in files.items()}

@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import jinja2
 
-from .backends.literals import py_comment, py_docstring, py_literal
+from .backends.literals import black_docstring, py_comment, py_docstring, py_literal
 from .resources import data_dir
 
 
@@ -21,10 +21,33 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["py"] = py_literal
-    env.filters["doc"] = py_docstring
+    env.filters["doc"] = _doc
+    env.filters["oneline"] = oneline
     env.filters["comment"] = py_comment
     return env
 
 
 def render(template: str, **context: object) -> str:
     return environment().get_template(template).render(**context)
+
+
+def _doc(text: str, depth: int | None = None) -> str:
+    """A docstring as black prints it at block `depth` (the first statement of a body), or, without a depth,
+    a string statement black leaves as it is (one after an assignment is not a docstring to black).
+    """
+    return py_docstring(text) if depth is None else black_docstring(text, depth)
+
+
+def oneline(text: str) -> str:
+    """A statement the template spreads over lines, joined into the one logical line the layout splits
+    (lines are glued to an opening bracket before and a closing bracket after, else joined by a space).
+    """
+    lines = [line.strip() for line in text.split("\n") if line.strip()]
+    if not lines:
+        return text
+    joined = lines[0]
+    for line in lines[1:]:
+        glued = joined[-1] in "([{" or line[0] in ")]}"
+        joined += ("" if glued else " ") + line
+    lead = text[: len(text) - len(text.lstrip(" "))]
+    return lead + joined + ("\n" if text.endswith("\n") else "")

@@ -10,10 +10,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-try:  # black measures East Asian wide characters as two columns; so must we, to split where it splits
-    from black.strings import str_width
-except ImportError:  # pragma: no cover - an older black
-    str_width = len
+from ._width import str_width  # black's measure: East Asian wide characters count 2
 
 
 def py_literal(value: Any) -> str:
@@ -96,6 +93,57 @@ def py_docstring(text: str) -> str:
     if plain:
         return f'"""{text}"""'
     return _string(text)
+
+
+def black_docstring(text: str, depth: int) -> str:
+    """`py_docstring(text)` as black prints a docstring (the first statement of a body) at block `depth`:
+    continuation lines re-indented by their common indentation, trailing spaces dropped, a space between
+    the text and a quote next to the triple quotes, the closing quotes on their own line when they would
+    not fit."""
+    literal = py_docstring(text)
+    if not literal.startswith('"""'):
+        return _black_short_docstring(literal)
+    body = literal[3:-3]
+    indent = "    " * depth
+    if "\n" in body:
+        body = _fix_indentation(body, indent)
+    if body and body[0] == '"':
+        body = " " + body
+    lines = body.split("\n")  # a plain docstring breaks lines at \n only
+    if (
+        len(lines) > 1
+        and len(lines[-1]) + 3 > LINE_LENGTH
+        and len(indent) + 3 <= LINE_LENGTH
+    ):
+        return '"""' + body + "\n" + indent + '"""'
+    return '"""' + body + '"""'
+
+
+def _black_short_docstring(literal: str) -> str:
+    quote, body = literal[0], literal[1:-1].strip()
+    if body and body[0] == quote:
+        body = " " + body
+    if body and body[-1] == quote:
+        body += " "
+    if body and body[-1] == "\\" and (len(body) - len(body.rstrip("\\"))) % 2:
+        body += " "
+    return quote + body + quote
+
+
+def _fix_indentation(body: str, indent: str) -> str:
+    """black's fix_multiline_docstring (PEP 257's trim, re-indented to the block)."""
+    lines = body.split("\n")
+    common = min(
+        (len(line) - len(line.lstrip()) for line in lines[1:] if line.lstrip()),
+        default=None,
+    )
+    trimmed = [lines[0].strip()]
+    if common is not None:
+        last = len(lines) - 2
+        for i, line in enumerate(lines[1:]):
+            stripped = line[common:].rstrip()
+            trimmed.append(indent + stripped if stripped or i == last else "")
+    return "\n".join(trimmed)
 
 
 def py_comment(text: str) -> str:
