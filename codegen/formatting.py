@@ -48,6 +48,11 @@ def layout_module(text: str, splices: dict[str, str], path: str = "") -> str:
             if match and match.group(1) in splices:
                 line = splices[match.group(1)]
                 spliced += 1
+            elif (
+                stripped in splices
+            ):  # a statement laid out apart, indentation included
+                line = splices[stripped]
+                spliced += 1
             elif stripped.startswith("from ") and stripped.endswith(_NOQA):
                 line = statement(stripped[: -len(_NOQA)], depth, _NOQA)
             else:

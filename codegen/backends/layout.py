@@ -92,6 +92,7 @@ class Line:
         "_open",
         "_previous",
         "_lambda",
+        "positions",
     )
 
     def __init__(self, depth: int, inside_brackets: bool = False) -> None:
@@ -105,6 +106,9 @@ class Line:
         self._open: list[Leaf] = []
         self._previous: Leaf | None = None
         self._lambda: list[int] = []
+        self.positions: dict[int, int] = (
+            {}
+        )  # id(leaf) -> index, to find an opening bracket in O(1)
 
     # -- building (black's Line.append with preformatted leaves, BracketTracker.mark) --
 
@@ -113,6 +117,7 @@ class Line:
             self._mark(leaf)
             if self._is_magic_trailing_comma(leaf):
                 self.magic_trailing_comma = leaf
+        self.positions[id(leaf)] = len(self.leaves)
         self.leaves.append(leaf)
 
     def _mark(self, leaf: Leaf) -> None:
@@ -154,12 +159,12 @@ class Line:
         if closing.kind == "]":
             assert closing.opening is not None
             return closing.opening.atom or not _one_sequence(
-                closing.opening, closing, self.leaves, "["
+                closing.opening, closing, self, "["
             )
         if self.is_import:
             return True
         assert closing.opening is not None
-        return not _one_sequence(closing.opening, closing, self.leaves, "(")
+        return not _one_sequence(closing.opening, closing, self, "(")
 
     # -- properties --
 
@@ -217,17 +222,18 @@ def _split_before(leaf: Leaf, previous: Leaf | None) -> int:
     return 0
 
 
-def _one_sequence(opening: Leaf, closing: Leaf, leaves: list[Leaf], kind: str) -> bool:
+def _one_sequence(opening: Leaf, closing: Leaf, line: Line, kind: str) -> bool:
     """black's is_one_sequence_between: a one-tuple (or one-element subscript) between the brackets."""
     if opening.kind != kind:
         return False
-    try:
-        start = next(i for i, leaf in enumerate(leaves) if leaf is opening)
-    except StopIteration:
+    start = line.positions.get(id(opening))
+    if start is None:
         return False
     depth = closing.depth + 1
     commas = 0
-    for leaf in leaves[start + 1 :]:
+    leaves = line.leaves
+    for index in range(start + 1, len(leaves)):
+        leaf = leaves[index]
         if leaf is closing:
             break
         if leaf.depth == depth and leaf.kind == ",":
@@ -319,10 +325,18 @@ def _add_optional_parens(leaves: list[Leaf]) -> list[Leaf]:
     first = leaves[0].value
     if first == "def":
         return _def_parens(leaves)
-    if first in {"return", "import"} or first == "from":
-        keyword = "import" if first == "from" else "return"
-        index = next(i for i, leaf in enumerate(leaves) if leaf.value == keyword)
-        return leaves[: index + 1] + _wrap(leaves[index + 1 :])
+    if first == "from":
+        index = next(i for i, leaf in enumerate(leaves) if leaf.value == "import")
+        names = leaves[index + 1 :]
+        if names[0].kind == "*":
+            return leaves
+        if names[0].kind == "(" and names[-1].kind == ")":  # even a tuple of names
+            names[0].value = names[-1].value = ""
+            names[0].atom = True
+            return leaves
+        return leaves[: index + 1] + _wrap(names)
+    if first == "return":
+        return leaves[:1] + _wrap(leaves[1:])
     top = [i for i, leaf in _top_indexed(leaves) if leaf.kind in {":", "="}]
     equal = next((i for i in top if leaves[i].kind == "="), None)
     colon = next((i for i in top if leaves[i].kind == ":"), None)
@@ -344,7 +358,8 @@ def _def_parens(leaves: list[Leaf]) -> list[Leaf]:
         if annotation is not None:
             if depth == 1 and leaf.kind in {",", "=", ")"}:
                 unions = any(x.kind == "|" for _, x in _top_indexed(annotation))
-                out.extend(_wrap(annotation) if unions else annotation)
+                wrap = unions or _parenthesized(annotation)
+                out.extend(_wrap(annotation) if wrap else annotation)
                 annotation = None
             else:
                 annotation.append(leaf)
@@ -367,10 +382,23 @@ def _def_parens(leaves: list[Leaf]) -> list[Leaf]:
 def _wrap(rest: list[Leaf]) -> list[Leaf]:
     if not rest:
         return rest
+    if _parenthesized(rest):  # black makes redundant parentheses the optional ones
+        rest[0].value = rest[-1].value = ""
+        rest[0].atom = True
+        return rest
     opening, closing = Leaf("(", "", rest[0].prefix), Leaf(")", "")
     opening.atom = True
     rest[0].prefix = ""
     return [opening, *rest, closing]
+
+
+def _parenthesized(rest: list[Leaf]) -> bool:
+    """`(...)` around all of `rest`, not a tuple (whose parentheses stay)."""
+    if len(rest) < 3 or rest[0].kind != "(" or rest[-1].kind != ")":
+        return False
+    if any(i not in {0, len(rest) - 1} for i, _ in _top_indexed(rest)):
+        return False
+    return not any(leaf.kind == "," for _, leaf in _top_indexed(rest[1:-1]))
 
 
 def _top_indexed(leaves: list[Leaf]) -> Iterator[tuple[int, Leaf]]:
@@ -395,12 +423,94 @@ def statement(text: str, depth: int = 0, comment: str = "") -> str:
         return (
             indent + text + comment
         )  # nothing to split, no magic trailing comma: the common case
+    added = _ADDED[0]
+    lines = _once(text, depth, width > LINE_LENGTH)
+    if len(lines) > 1 and _ADDED[0] != added:
+        # black formats a file twice when the first pass changed it: trailing commas the first pass added
+        # are magic to the second, which may split differently. So must we (without new commas, the second
+        # pass reads the tokens the first read, and splits them the same way).
+        joined = _join(lines)
+        lines = _once(
+            joined,
+            depth,
+            str_width(joined) + len(indent) + str_width(comment) > LINE_LENGTH,
+        )
+    lines[-1] += comment
+    return "\n".join(lines)
+
+
+def _once(text: str, depth: int, split: bool) -> list[str]:
     line = Line(depth)
     for leaf in tokenize(text):
         line.append(leaf, track=True)
-    lines = [str(out) for out in transform(line, split=width > LINE_LENGTH)]
-    lines[-1] += comment
+    return [str(out) for out in transform(line, split=split)]
+
+
+def _join(lines: list[str]) -> str:
+    """The logical line black's second pass reads from the first pass's lines."""
+    parts = [lines[0].strip()]
+    for line in lines[1:]:
+        line = line.strip()
+        if not (parts[-1][-1] in "([{" or line[0] in ")]}"):
+            parts.append(" ")
+        parts.append(line)
+    return "".join(parts)
+
+
+_ADDED = [
+    0
+]  # trailing commas the layout has added, ever: a second pass is needed only after new ones
+
+
+def _added_comma() -> Leaf:
+    _ADDED[0] += 1
+    return Leaf(",", ",")
+
+
+def signature(head: str, params: list[str], tail: str, depth: int) -> str:
+    """`head(params)tail` (a def), as `statement` lays it out; in time linear in the parameters.
+
+    A def that does not fit splits at its parentheses (black's left_hand_split). When the parameters do
+    not fit on one line either, each goes on its own line with a trailing comma, laid out alone; the second
+    pass reads the same: one parameter per line. Only when the tail would need splitting (its return type
+    exploding, which changes black's second pass) is the whole line laid out at once.
+    """
+    text = f"{head}({', '.join(params)}){tail}"
+    indent = "    " * depth
+    body_width = 4 * (depth + 1) + sum(str_width(p) + 2 for p in params) - 2
+    closing = indent + ")" + tail
+    if (
+        len(params) < 2
+        or body_width <= LINE_LENGTH
+        or str_width(closing) > LINE_LENGTH
+        or _MAYBE_MAGIC.search(text)
+    ):
+        return statement(text, depth)
+    lines = [indent + head + "("]
+    lines += [_parameter(p + ",", depth + 1) for p in params]
+    lines.append(closing)
     return "\n".join(lines)
+
+
+def _parameter(text: str, depth: int) -> str:
+    """One parameter line of an exploded def, both passes (see `statement`)."""
+    if str_width(text) + 4 * depth <= LINE_LENGTH:
+        return "    " * depth + text
+    added = _ADDED[0]
+    lines = _parameter_once(text, depth)
+    if len(lines) > 1 and _ADDED[0] != added:
+        lines = _parameter_once(_join(lines), depth)
+    return "\n".join(lines)
+
+
+def _parameter_once(text: str, depth: int) -> list[str]:
+    # Tokenized inside a def, for the def's rules (annotations, optional parentheses around unions).
+    leaves = tokenize("def f(" + text + ")")[3:-1]
+    leaves[0].prefix = ""
+    line = Line(depth, inside_brackets=True)
+    for leaf in leaves:
+        line.append(leaf)
+    return [str(out) for out in transform(line)]
 
 
 def transform(
@@ -415,7 +525,7 @@ def transform(
     ):
         yield line
         return
-    if line.is_def:
+    if line.is_def and not _return_type_has_magic_comma(line):
         transformers = [left_hand_split]
     elif line.inside_brackets:
         transformers = [delimiter_split, rhs]
@@ -429,6 +539,24 @@ def transform(
         yield from result
         return
     yield line
+
+
+def _return_type_has_magic_comma(line: Line) -> bool:
+    """black's should_split_funcdef_with_rhs (a return type is never a string here)."""
+    leaves: list[Leaf] = []
+    inside = False
+    for leaf in line.leaves:
+        if leaf.kind == ":":
+            inside = False
+        if inside:
+            leaves.append(leaf)
+        if leaf.kind == "->":
+            inside = True
+    result = Line(line.depth)
+    tracked = _inside_matching(leaves)
+    for leaf in leaves:
+        result.append(leaf, track=id(leaf) in tracked)
+    return result.magic_trailing_comma is not None
 
 
 def _run(line: Line, transformer, text: str, force_optional: bool) -> list[Line]:  # type: ignore[no-untyped-def]
@@ -466,7 +594,7 @@ def _build(leaves: list[Leaf], original: Line, opening: Leaf, part: str) -> Line
         if leaves and _ensure_trailing_comma(leaves, original, opening):
             for i in range(len(leaves) - 1, -1, -1):
                 if leaves[i].kind != ",":
-                    leaves.insert(i + 1, Leaf(",", ","))
+                    leaves.insert(i + 1, _added_comma())
                 break
     tracked = _inside_matching(leaves) if part == "head" else set()
     for leaf in leaves:
@@ -802,7 +930,7 @@ def _trailers_to_omit(line: Line) -> Iterator[set[int]]:
                     previous is not None
                     and previous.kind == ","
                     and leaf.opening is not None
-                    and not _one_sequence(leaf.opening, leaf, line.leaves, "(")
+                    and not _one_sequence(leaf.opening, leaf, line, "(")
                 ):
                     break
                 inner.add(id(leaf))
@@ -819,7 +947,7 @@ def _trailers_to_omit(line: Line) -> Iterator[set[int]]:
                 previous is not None
                 and previous.kind == ","
                 and leaf.opening is not None
-                and not _one_sequence(leaf.opening, leaf, line.leaves, "(")
+                and not _one_sequence(leaf.opening, leaf, line, "(")
             ):
                 break
             if leaf.value:
@@ -846,5 +974,5 @@ def delimiter_split(line: Line, force_optional: bool) -> Iterator[Line]:
             current = Line(line.depth, line.inside_brackets)
     if current:
         if priority == COMMA_PRIORITY and current.leaves[-1].kind != ",":
-            current.append(Leaf(",", ","))
+            current.append(_added_comma())
         yield current

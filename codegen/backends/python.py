@@ -17,6 +17,7 @@ from ..passes.naming import Scope
 from ..plan import FieldPlan, ModelPlan, ModulePlan, PackagePlan, PyType, ToolPlan
 from ..render import render
 from ..resources import runtime_source
+from .layout import signature
 from .literals import LINE_LENGTH, black_literal, py_literal
 
 RUNTIME_FILES = (
@@ -57,6 +58,14 @@ class _Constants:
             return head + py_literal(value)
         self.splices[placeholder] = "\n".join(black_literal(value, head))
         return head + placeholder
+
+    def define(self, head: str, tool: ToolPlan, depth: int, stub: bool) -> str:
+        """A tool's `def` line, laid out apart (a tool may have 100,000 parameters) and spliced in whole:
+        the placeholder is a statement of its own at `depth`."""
+        placeholder = f"__codegen_splice_{len(self.splices)}__"
+        tail = f" -> {tool.result.expr}:" + (" ..." if stub else "")
+        self.splices[placeholder] = signature(head, _parameters(tool), tail, depth)
+        return placeholder
 
 
 @dataclass(frozen=True)
@@ -247,7 +256,7 @@ def _render_module(module: ModulePlan, plan: PackagePlan) -> PythonFile:
         pydantic_names=pydantic_names,
         runtime_modules=runtime_modules,
         has_factories=has_factories,
-        signature=tool_signature,
+        signature=constants.define,
         foreign=[
             (_relative(module.dotted, mod), sorted(names))
             for mod, names in sorted(foreign.items())
@@ -311,10 +320,10 @@ def _render_init(plan: PackagePlan) -> PythonFile:
     return PythonFile(text, constants.splices)
 
 
-def tool_signature(tool: ToolPlan) -> str:
-    """The keyword-only parameter list of a tool's typed stub."""
+def _parameters(tool: ToolPlan) -> list[str]:
+    """The keyword-only parameters of a tool's typed stub."""
     params = [
         f"{p.py_name}: {p.type.expr}" + (f" = {p.default_src}" if p.default_src else "")
         for p in tool.params
     ]
-    return ", ".join(["self", "*", *params]) if params else "self"
+    return ["self", "*", *params] if params else ["self"]
