@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codegen.frontends.sqlscan import render, scan
+from codegen.sqlscan import render, scan
 from codegen.runtime.sql import execute
 from conftest import compile_result
 

@@ -1,4 +1,4 @@
-"""The SQL placeholder scanner (codegen/frontends/sqlscan.py): placeholders are found outside string literals,
+"""The SQL placeholder scanner (codegen/sqlscan.py): placeholders are found outside string literals,
 quoted identifiers, comments and `::` casts, and the text handed to SQLAlchemy's `text()` makes it bind exactly
 those placeholders and execute exactly the SQL written."""
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codegen.frontends.sqlscan import render, scan
+from codegen.sqlscan import render, scan
 
 sqlalchemy = pytest.importorskip("sqlalchemy")
 from sqlalchemy.dialects import sqlite  # noqa: E402

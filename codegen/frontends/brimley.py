@@ -31,7 +31,7 @@ from .brimley_types import (
 )
 from .brimley_yaml import load_yaml
 from .gram_types import near_miss
-from .sqlscan import Scan, scan
+from ..sqlscan import Scan, scan
 
 __all__ = ["load_brimley_yaml", "load_brimley_sql", "has_sql_header"]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..diagnostics import Span
 from ..ir import ContextParam, JObject
-from .sqlscan import Scan
+from ..sqlscan import Scan
 
 PENDING_KEY = "\x00brimley"  # never a key a spec can write: YAML keys are checked names
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..frontends.brimley_ir import Resource
-from ..frontends.sqlscan import scan, render
+from ..sqlscan import render, scan
 from ..ir import JArray, JObject, SpecModule, Tool, to_plain
 from ..runtime.validation import is_valid
 from ..plan import (
