@@ -203,6 +203,21 @@ class Entity:
 
 
 @dataclass(frozen=True)
+class Resource:
+    """A resource (Brimley): a path template whose `{parameters}` are its arguments."""
+
+    name: str
+    span: Span
+    description: str | None
+    path: str
+    path_span: Span
+    input_schema: JObject
+    context_params: tuple[ContextParam, ...] = ()
+    inherit: Any = None  # the front end's pending `entity_ref`, None once linked
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class SpecModule:
     """Everything one spec file defines; the unit that becomes one generated module."""
 
@@ -210,7 +225,7 @@ class SpecModule:
     tools: tuple[Tool, ...] = ()
     entities: tuple[Entity, ...] = ()
     agents: tuple[Agent, ...] = ()
-    resources: tuple[Any, ...] = ()
+    resources: tuple[Resource, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,17 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostics, SourceFile, SpecError, Span
-from ..ir import Entity, JArray, JObject, SpecModule, SqlStatement, Tool, to_plain
-from .brimley_ir import PENDING_KEY, Inherit, Pending, Resource
+from ..ir import (
+    Entity,
+    JArray,
+    JObject,
+    Resource,
+    SpecModule,
+    SqlStatement,
+    Tool,
+    to_plain,
+)
+from .brimley_ir import PENDING_KEY, Inherit, Pending
 from .brimley_types import (
     ENTITY_NAME,
     PRIMITIVES,

@@ -1,4 +1,4 @@
-"""What the Brimley front end hands on beyond the core IR: resources, and the links it cannot resolve alone.
+"""What the Brimley front end hands on beyond the core IR: the links it cannot resolve alone.
 
 A Brimley file may inherit arguments from an entity defined in any other file (`entity_ref: Customer`), so the
 front end cannot finish a tool's input schema, its context parameters or its SQL placeholder check by itself.
@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..diagnostics import Span
-from ..ir import ContextParam, JObject
 from ..sqlscan import Scan
 
 PENDING_KEY = "\x00brimley"  # never a key a spec can write: YAML keys are checked names
@@ -54,18 +53,3 @@ class Pending:
     names: dict[str, Span] = field(
         default_factory=dict
     )  # argument name -> where it is declared
-
-
-@dataclass(frozen=True)
-class Resource:
-    """A Brimley resource: a path template whose `{parameters}` are its arguments."""
-
-    name: str
-    span: Span
-    description: str | None
-    path: str
-    path_span: Span
-    input_schema: JObject
-    context_params: tuple[ContextParam, ...] = ()
-    inherit: Inherit | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)

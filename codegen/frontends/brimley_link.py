@@ -24,6 +24,7 @@ from ..ir import (
     ContextParam,
     JArray,
     JObject,
+    Resource,
     SpecModule,
     Tool,
     rewrite_schema,
@@ -31,7 +32,7 @@ from ..ir import (
 )
 from ..runtime.paths import TemplateError, parse_template
 from ..runtime.validation import is_valid
-from .brimley_ir import PENDING_KEY, Inherit, Pending, Resource
+from .brimley_ir import PENDING_KEY, Inherit, Pending
 from .gram_types import Built
 
 _RESOURCE_TYPES = ("string", "integer", "number", "boolean")

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..frontends.brimley_ir import Resource
 from ..sqlscan import render, scan
-from ..ir import JArray, JObject, SpecModule, Tool, to_plain
+from ..ir import JArray, JObject, Resource, SpecModule, Tool, to_plain
 from ..runtime.validation import is_valid
 from ..plan import (
     NONE,
@@ -22,7 +21,7 @@ from ..plan import (
     SqlPlan,
 )
 from .naming import Scope, class_name, constant_name, field_name, function_name, snake
-from .pytypes import DocumentTyper
+from .pytypes import DocumentTyper, default_source
 
 
 def context_params(
@@ -33,9 +32,6 @@ def context_params(
     fields: tuple[FieldPlan, ...],
 ) -> tuple[ParamPlan, ...]:
     """The stub's keyword parameters fed from the context (`from_context`), after the LLM's arguments."""
-    from .build_plan import _plain_default_fits
-    from ..backends.literals import py_literal
-
     names = Scope({f.py_name for f in fields})
     params = []
     for param in tool.context_params:
@@ -63,9 +59,7 @@ def context_params(
                 ParamPlan(py_name, optional, "None", param.path, param.name, None)
             )
         else:
-            source = (
-                py_literal(default) if _plain_default_fits(kind, default) else "..."
-            )
+            source = default_source(kind, default)
             params.append(
                 ParamPlan(py_name, kind, source, param.path, param.name, default)
             )

@@ -27,7 +27,7 @@ from .naming import (
     module_name,
     snake,
 )
-from .pytypes import DocumentTyper, is_structured_object
+from .pytypes import DocumentTyper, default_source, is_structured_object
 from .resolve import Document, DocumentBuilder, Program
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -243,30 +243,12 @@ def _with_dialect(schema: Any) -> dict[str, Any]:
 
 
 def _default_source(field: Any) -> str | None:
-    from ..backends.literals import py_literal
-
     if field.required:
         return None
     if not field.has_default or field.default is None:
         return "None"
-    if _plain_default_fits(field.type, field.default):
-        return py_literal(field.default)
-    return "..."
-
-
-def _plain_default_fits(kind: PyType, value: Any) -> bool:
-    """Whether the JSON default can be written as a Python literal of the field's type."""
-    if kind.models or "_dt" in kind.needs or "_decimal" in kind.needs:
-        return False
-    return (
-        not isinstance(value, (dict, list)) or not value or "Literal" not in kind.needs
-    )
+    return default_source(field.type, field.default)
 
 
 def build_plan(program: Program, diags: Diagnostics) -> PackagePlan:
-    from ..frontends.brimley_link import link
-
-    link(
-        program, diags
-    )  # Brimley: entity_ref inheritance, SQL placeholders, resources (needs every file)
     return PlanBuilder(program, diags).build()

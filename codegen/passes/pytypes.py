@@ -53,6 +53,19 @@ def is_structured_object(schema: Any) -> bool:
     return "properties" in schema or schema.get("additionalProperties") is False
 
 
+def default_source(kind: PyType, value: Any) -> str:
+    """A default as a signature writes it: the literal, or `...` where the JSON value is not a Python value of
+    the field's type (a model, a date or decimal, a list or object among `Literal`s). Plan and SQL plan share it.
+    """
+    from ..backends.literals import py_literal
+
+    if kind.models or "_dt" in kind.needs or "_decimal" in kind.needs:
+        return "..."
+    if isinstance(value, (dict, list)) and value and "Literal" in kind.needs:
+        return "..."
+    return py_literal(value)
+
+
 class DocumentTyper:
     """Types one self-contained document (a tool's input, output or config, or an entity) into a module."""
 
