@@ -14,27 +14,19 @@ bytes are untrusted input, and every problem with them is a diagnostic:
 - A spec is read only if it is a regular file (`not-a-file` otherwise: a FIFO, a device, a socket), checked with
   `lstat` before it is opened and with `fstat` on what was opened: it is opened with O_NONBLOCK | O_NOFOLLOW, so
   neither a FIFO nor a link swapped in meanwhile can block or redirect the read. Its size is checked before
-  reading (`too-large`), and at most MAX_SPEC_BYTES + 1 bytes are ever read.
+  reading (`too-large`), and at most MAX_SPEC_BYTES + 1 bytes are ever read (spec_bytes.py).
 """
 
 from __future__ import annotations
 
-import errno
 import os
-import stat
 from pathlib import Path
 
 from .diagnostics import UNSAFE_CHARACTERS, Diagnostics, SourceFile, printable
 from .frontends import SPEC_SUFFIXES, route
+from .spec_bytes import UnreadableSpec, read_spec_bytes
 
 MAX_SPEC_BYTES = 8 * 1024 * 1024
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | os.O_NONBLOCK
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_NOCTTY", 0)
-)
 
 
 _LINK_NOT_FOLLOWED = (
@@ -42,15 +34,6 @@ _LINK_NOT_FOLLOWED = (
     "(name the file itself on the command line, or copy it here)"
 )
 _UNUSABLE_NAME = "the path is not UTF-8 or holds control characters, so it cannot name a module; rename it"
-
-
-class UnreadableSpec(Exception):
-    """Why a spec file cannot be read: a diagnostic code and message."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def discover(
@@ -152,69 +135,3 @@ def load_source(path: Path, rel: Path, diags: Diagnostics) -> SourceFile | None:
         _report(diags, path, "encoding", f"the file is not UTF-8 (byte {exc.start})")
         return None
     return SourceFile(path, display, rel, text)
-
-
-def read_spec_bytes(path: Path, limit: int, *, whole: bool = True) -> bytes:
-    """The bytes of a regular file, never following a final symbolic link and never blocking.
-
-    With `whole`, a file larger than `limit` is refused; without it, only its first `limit` bytes are read.
-    Raises `UnreadableSpec`.
-    """
-    try:
-        _require_regular(os.lstat(path))
-        fd = os.open(path, _OPEN_FLAGS)
-    except OSError as exc:
-        raise _unreadable(exc) from None
-    try:
-        info = os.fstat(fd)
-        _require_regular(info)
-        if whole and info.st_size > limit:
-            raise _too_large(limit)
-        data = _read_at_most(fd, limit + 1 if whole else limit)
-    except OSError as exc:
-        raise _unreadable(exc) from None
-    finally:
-        os.close(fd)
-    if whole and len(data) > limit:  # it grew after fstat
-        raise _too_large(limit)
-    return data
-
-
-def _read_at_most(fd: int, limit: int) -> bytes:
-    chunks = []
-    left = limit
-    while left > 0:
-        chunk = os.read(fd, min(left, 1024 * 1024))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
-
-
-def _require_regular(info: os.stat_result) -> None:
-    if stat.S_ISLNK(info.st_mode):
-        raise UnreadableSpec(
-            "symlink", "the spec is a symbolic link; it is not followed"
-        )
-    if not stat.S_ISREG(info.st_mode):
-        kind = (
-            "a folder"
-            if stat.S_ISDIR(info.st_mode)
-            else "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a device or socket"
-        )
-        raise UnreadableSpec("not-a-file", f"the spec is {kind}, not a regular file")
-
-
-def _unreadable(exc: OSError) -> UnreadableSpec:
-    if exc.errno == errno.ELOOP:
-        return UnreadableSpec(
-            "symlink", "the spec is a symbolic link; it is not followed"
-        )
-    return UnreadableSpec("read", f"cannot read the file: {exc.strerror or exc}")
-
-
-def _too_large(limit: int) -> UnreadableSpec:
-    return UnreadableSpec(
-        "too-large", f"the file is larger than {limit // (1024 * 1024)} MiB"
-    )

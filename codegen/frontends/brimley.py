@@ -87,7 +87,7 @@ _CLOSE_LINE = re.compile(r"^[ \t]*---[ \t]*\r?$", re.MULTILINE)
 
 def has_sql_header(path: Path) -> bool:
     """Whether a `.sql` file opens with the Brimley YAML block (`/*` then a `---` line); reads only its start."""
-    from ..sources import UnreadableSpec, read_spec_bytes
+    from ..spec_bytes import UnreadableSpec, read_spec_bytes
 
     try:
         head = read_spec_bytes(path, 4096, whole=False)  # never blocks on a FIFO
