@@ -44,7 +44,11 @@ def _string(text: str) -> str:
     """
     if '"' in text and text.count('"') > text.count("'"):
         return repr(text)  # single quotes: repr escapes what it must
-    return '"' + "".join('\\"' if ch == '"' else repr(ch)[1:-1] for ch in text) + '"'
+    quoted = repr(text)  # escapes as black keeps them; only the quotes may need swapping
+    if quoted[0] == '"':
+        return quoted
+    body = quoted[1:-1].replace("\\'", "'").replace('"', '\\"')
+    return '"' + body + '"'
 
 
 LINE_LENGTH = 88  # black's default, which generated files are formatted with
