@@ -140,5 +140,5 @@ def codegen_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ]
     done = subprocess.run(command, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
-    (wheel,) = wheels.glob("codegen-*.whl")
+    (wheel,) = wheels.glob("toolspec_codegen-*.whl")
     return wheel

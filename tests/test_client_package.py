@@ -9,8 +9,12 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import zipfile
 from pathlib import Path
 
+import pytest
+
+from codegen.compiler import compile_specs
 from conftest import ROOT
 from test_typecheck import MYPY_CONFIG
 
@@ -92,3 +96,68 @@ def test_wheel_build_generates_the_package(tmp_path: Path, codegen_wheel: Path) 
     run(python, "-m", "pip", "install", "-q", wheel, cwd=tmp_path, env=env)
     check = "from acme_tools.service import handle; print(handle('greet', '{\"personName\": \"Ana\"}').value)"
     assert run(python, "-c", check, cwd=tmp_path, env=env).strip() == "Hello, Ana!"
+
+
+def _clean_copy(tmp_path: Path) -> Path:
+    """The client package as a user clones it without the checked-in generated code."""
+    project = tmp_path / "client"
+    shutil.copytree(
+        CLIENT,
+        project,
+        ignore=shutil.ignore_patterns(
+            "generated", "__pycache__", ".pytest_cache", ".mypy_cache"
+        ),
+    )
+    return project
+
+
+def _generated_in_wheel(wheel: Path) -> dict[str, str]:
+    prefix = "acme_tools/generated/"
+    with zipfile.ZipFile(wheel) as archive:
+        return {
+            name[len(prefix) :]: archive.read(name).decode("utf-8")
+            for name in archive.namelist()
+            if name.startswith(prefix)
+        }
+
+
+@pytest.mark.parametrize("how", ["find-links", "direct reference"])
+def test_plain_pip_wheel_builds_the_example_from_a_local_codegen_wheel(
+    tmp_path: Path, codegen_wheel: Path, how: str
+) -> None:
+    """Plain `pip wheel .`, as the client package's README says: pip's isolated build environment installs
+    toolspec-codegen from a local wheel (`--find-links DIR`, or the wheel named in `build-system.requires`), and
+    the build step compiles the specs into the wheel."""
+    project = _clean_copy(tmp_path)
+    pyproject = project / "pyproject.toml"
+    text = pyproject.read_text()
+    assert '"toolspec-codegen"' in text
+    extra: list[str | Path] = ["--find-links", codegen_wheel.parent]
+    if how == "direct reference":
+        reference = f'"toolspec-codegen @ {codegen_wheel.as_uri()}"'
+        pyproject.write_text(text.replace('"toolspec-codegen"', reference))
+        extra = []
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = tmp_path / "dist"
+    run(
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "-q",
+        "-w",
+        out,
+        *extra,
+        ".",
+        cwd=project,
+        env=env,
+    )
+    (wheel,) = out.glob("acme_tools-*.whl")
+    expected = compile_specs([CLIENT / "specs"]).files
+    assert expected is not None
+    built = _generated_in_wheel(wheel)
+    assert (
+        built.pop(".codegen-manifest.json", None) is not None
+    )  # written with the package
+    assert built == expected
