@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from codegen.compiler import compile_specs  # noqa: E402
 from codegen.diagnostics import Diagnostics, SourceFile  # noqa: E402
 from codegen.frontends.gram import load_gram_file  # noqa: E402
-from codegen.frontends.gram_syntax import parse_gram  # noqa: E402
+from codegen.frontends.gram.syntax import parse_gram  # noqa: E402
 
 _PARAMS = [
     '(p{i}_name::Text {{description: "A name.", minLength: 1}})',

@@ -62,7 +62,7 @@ def compile_specs(
         check_parameter_identity(modules, diags)
     program = build_namespace(modules, diags)
     # Brimley: entity_ref inheritance, SQL placeholders, resources (needs every file, so after the namespace)
-    from .frontends.brimley_link import link
+    from .frontends.brimley import link
 
     link(program, diags)
     plan = build_plan(

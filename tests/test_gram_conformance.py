@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from codegen.frontends.gram_syntax import (
+from codegen.frontends.gram.syntax import (
     Annotation,
     Document,
     GramSyntaxError,

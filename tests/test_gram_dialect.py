@@ -17,7 +17,7 @@ import pytest
 
 from codegen.diagnostics import Diagnostic, Diagnostics, SourceFile, SpecError
 from codegen.frontends.gram import check_parameter_identity, load_gram_file
-from codegen.frontends.gram_syntax import MAX_DEPTH, parse_gram
+from codegen.frontends.gram.syntax import MAX_DEPTH, parse_gram
 from codegen.ir import SpecModule, Tool, to_plain
 
 ROOT = Path(__file__).resolve().parents[1]

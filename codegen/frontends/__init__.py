@@ -26,11 +26,11 @@ def route(path: Path) -> FrontEnd | None:
 
         return load_gram_file
     if name.endswith(".schema.json"):
-        from .json_tools import load_schema_file
+        from .json import load_schema_file
 
         return load_schema_file
     if name.endswith(".json"):
-        from .json_tools import load_tool_file
+        from .json import load_tool_file
 
         return load_tool_file
     if name.endswith((".yaml", ".yml")):

@@ -1,6 +1,6 @@
 """Brimley argument syntax lowered to JSON Schema fragments (../shared/reference/brimley.md §2, the seed §1–§7).
 
-Types lower to exactly the fragments the gram front end produces (gram_types.py), with the same key order,
+Types lower to exactly the fragments the gram front end produces (gram/schema.py), with the same key order,
 
     type|$ref, format, description, default, enum, minimum, maximum, minLength, maxLength, pattern,
     minItems, maxItems, items, properties, required, additionalProperties
@@ -18,12 +18,12 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..diagnostics import Diagnostics, Span
-from ..ir import ContextParam, JArray, JObject, to_plain
-from ..runtime.validation import is_valid
-from .brimley_ir import Inherit, Override
-from .gram_types import Built, near_miss
-from .json_tools import check_dialect
+from ...diagnostics import Diagnostics, Span
+from ...ir import ContextParam, JArray, JObject, to_plain
+from ...runtime.validation import is_valid
+from .pending import Inherit, Override
+from ..gram.schema import Built, near_miss
+from ..json.tools import check_dialect
 
 PRIMITIVES: dict[str, dict[str, Any]] = {
     "int": {"type": "integer"},

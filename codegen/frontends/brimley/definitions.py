@@ -6,9 +6,9 @@
     *.sql            a sql_function: the YAML sits between `---` lines in the leading `/* … */`, the SQL follows
 
 Every function becomes an IR `Tool` whose types are the JSON Schema fragments gram and JSON tools produce
-(brimley_types). `from_context` arguments become `ContextParam`s, never part of the input schema. What needs other
+(arguments.py). `from_context` arguments become `ContextParam`s, never part of the input schema. What needs other
 files — `entity_ref` inheritance and the check of SQL placeholders against the (inherited) arguments — is left in a
-`Pending` for `brimley_link`, which runs once all files are loaded.
+`Pending` for `link.py`, which the driver runs once all files are loaded.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..diagnostics import Diagnostics, SourceFile, SpecError, Span
-from ..ir import (
+from ...diagnostics import Diagnostics, SourceFile, SpecError, Span
+from ...ir import (
     Entity,
     JArray,
     JObject,
@@ -28,8 +28,8 @@ from ..ir import (
     Tool,
     to_plain,
 )
-from .brimley_ir import PENDING_KEY, Inherit, Pending
-from .brimley_types import (
+from .pending import PENDING_KEY, Inherit, Pending
+from .arguments import (
     ENTITY_NAME,
     PRIMITIVES,
     ALIASES,
@@ -38,9 +38,9 @@ from .brimley_types import (
     describe,
     with_description,
 )
-from .brimley_yaml import load_yaml
-from .gram_types import near_miss
-from ..sqlscan import Scan, scan
+from .safe_yaml import load_yaml
+from ..gram.schema import near_miss
+from ...sqlscan import Scan, scan
 
 __all__ = ["load_brimley_yaml", "load_brimley_sql", "has_sql_header"]
 
@@ -87,7 +87,7 @@ _CLOSE_LINE = re.compile(r"^[ \t]*---[ \t]*\r?$", re.MULTILINE)
 
 def has_sql_header(path: Path) -> bool:
     """Whether a `.sql` file opens with the Brimley YAML block (`/*` then a `---` line); reads only its start."""
-    from ..spec_bytes import UnreadableSpec, read_spec_bytes
+    from ...spec_bytes import UnreadableSpec, read_spec_bytes
 
     try:
         head = read_spec_bytes(path, 4096, whole=False)  # never blocks on a FIFO
@@ -129,7 +129,7 @@ def _looks_like_tool(doc: JObject) -> bool:
 
 def _tool_manifest(doc: Any, source: SourceFile, diags: Diagnostics) -> SpecModule:
     """A YAML file in one of the JSON tool shapes: compiled exactly as the same data in a `.json` file."""
-    from .json_tools import _tool, check_dialect
+    from ..json.tools import _tool, check_dialect
 
     check_dialect(doc, diags)
     tools = []

@@ -19,8 +19,8 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import quote, unquote
 
-from ..diagnostics import Diagnostics, Span
-from ..ir import (
+from ...diagnostics import Diagnostics, Span
+from ...ir import (
     ContextParam,
     JArray,
     JObject,
@@ -30,10 +30,10 @@ from ..ir import (
     rewrite_schema,
     to_plain,
 )
-from ..runtime.paths import TemplateError, parse_template
-from ..runtime.validation import is_valid
-from .brimley_ir import PENDING_KEY, Inherit, Pending
-from .gram_types import Built
+from ...runtime.paths import TemplateError, parse_template
+from ...runtime.validation import is_valid
+from .pending import PENDING_KEY, Inherit, Pending
+from ..gram.schema import Built
 
 _RESOURCE_TYPES = ("string", "integer", "number", "boolean")
 

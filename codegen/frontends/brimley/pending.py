@@ -2,7 +2,7 @@
 
 A Brimley file may inherit arguments from an entity defined in any other file (`entity_ref: Customer`), so the
 front end cannot finish a tool's input schema, its context parameters or its SQL placeholder check by itself.
-It records what is pending as a `Pending` in the tool's metadata under `PENDING_KEY`; `brimley_link.link`, run
+It records what is pending as a `Pending` in the tool's metadata under `PENDING_KEY`; `link.link`, which the driver runs
 once every file is loaded, completes the tool and removes the key.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..diagnostics import Span
-from ..sqlscan import Scan
+from ...diagnostics import Span
+from ...sqlscan import Scan
 
 PENDING_KEY = "\x00brimley"  # never a key a spec can write: YAML keys are checked names
 

@@ -5,7 +5,7 @@ into `JObject`/`JArray` values here, so every key and value keeps the span of it
 where aliases would multiply, so it counts every node it produces: an alias bomb (a billion laughs), a recursive
 alias, or nesting deeper than `MAX_DEPTH` is a diagnostic, never a hang, a traceback or a `RecursionError`.
 
-Scalars get the same limits as JSON numbers and strings (see `jsonparse`): a number longer than MAX_INT_DIGITS
+Scalars get the same limits as JSON numbers and strings (see json/parse.py): a number longer than MAX_INT_DIGITS
 (YAML 1.1 also has hexadecimal and base-60 integers, which PyYAML converts in quadratic time) or beyond a float's
 range is `too-large`, a string with a lone surrogate (from a `"\\ud800"` escape) is `encoding`, and a value
 PyYAML cannot construct (a timestamp such as 2020-02-30) is a diagnostic too. Control characters that YAML forbids
@@ -21,9 +21,9 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from ..diagnostics import Diagnostics, SourceFile, SpecError, Span
-from ..ir import JArray, JObject
-from .jsonparse import MAX_INT_DIGITS, SURROGATES
+from ...diagnostics import Diagnostics, SourceFile, SpecError, Span
+from ...ir import JArray, JObject
+from ..json.parse import MAX_INT_DIGITS, SURROGATES
 
 MAX_DEPTH = 64  # containers inside containers
 MAX_NODES = 100_000  # values produced, aliases counted every time they are expanded

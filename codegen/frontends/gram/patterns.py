@@ -4,11 +4,11 @@
       (personName::Text {default: "world"})==>(::String)
     ]
 
-`load_gram_file` parses a file (gram_syntax) and lowers its subject patterns into the IR: `:Tool` patterns become
+`load_gram_file` parses a file (syntax.py) and lowers its subject patterns into the IR: `:Tool` patterns become
 `Tool`s, `:Agent` patterns an `Agent` plus the tools nested in it, `:Entity` patterns `Entity`s. A tool may have,
 beside its signature, one `[:Config | (apiKey::Text), …]` element: its instantiation config, whose nodes are
 fields like an entity's (a closed object schema, `Tool.config_schema`). Types are lowered
-by gram_types into JSON Schema fragments, so the same tool in gram, JSON or Brimley gives identical output.
+by schema.py into JSON Schema fragments, so the same tool in gram, JSON or Brimley gives identical output.
 
 gram identifiers are global: a parameter name means one thing in the whole file, so its declarations must agree on
 the type (`gram-param-conflict`), and a bare `(personName)` in a signature reuses the declaration made elsewhere —
@@ -23,9 +23,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..diagnostics import Diagnostics, SourceFile, SpecError, Span
-from ..ir import Agent, Entity, JArray, JObject, SpecModule, Tool
-from .gram_syntax import (
+from ...diagnostics import Diagnostics, SourceFile, SpecError, Span
+from ...ir import Agent, Entity, JArray, JObject, SpecModule, Tool
+from .syntax import (
     Document,
     GramSyntaxError,
     Name,
@@ -36,7 +36,7 @@ from .gram_syntax import (
     SubjectPattern,
     parse_gram,
 )
-from .gram_types import (
+from .schema import (
     BUILTIN_TYPES,
     TYPE_NAME,
     Built,

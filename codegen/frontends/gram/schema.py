@@ -21,10 +21,10 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..diagnostics import Diagnostics, SourceFile, Span
-from ..ir import JArray, JObject, to_plain
-from ..runtime.validation import PatternError, compile_pattern
-from .gram_syntax import Entry, Name, Value
+from ...diagnostics import Diagnostics, SourceFile, Span
+from ...ir import JArray, JObject, to_plain
+from ...runtime.validation import PatternError, compile_pattern
+from .syntax import Entry, Name, Value
 
 # The type vocabulary: both the documented names and the ones pattern-agent's code uses (gram.md §4).
 PRIMITIVES: dict[str, dict[str, str]] = {

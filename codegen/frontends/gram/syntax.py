@@ -2,7 +2,7 @@
 
 The grammar is `grammars/gram.lark` (../shared/reference/gram.md §1, with the leniency of §2). This module turns
 text into a small, source-independent syntax tree — plain dataclasses that carry character offsets — and turns
-lark's errors into `GramSyntaxError`s phrased for people. It knows nothing of tools; `gram.py` lowers the tree
+lark's errors into `GramSyntaxError`s phrased for people. It knows nothing of tools; `patterns.py` lowers the tree
 into the IR.
 
 The parser is built once per process (lazily) with the tree-building transformer inlined into the LALR parser, so
@@ -22,8 +22,8 @@ from typing import Any
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from ..resources import grammar_text
-from .jsonparse import MAX_INT_DIGITS
+from ...resources import grammar_text
+from ..json.parse import MAX_INT_DIGITS
 
 MAX_DEPTH = 64  # brackets of any kind open at once; real specs stay far below this
 

@@ -17,8 +17,8 @@ import math
 import re
 from typing import Any
 
-from ..diagnostics import Diagnostics, SourceFile, SpecError, Span
-from ..ir import JArray, JObject
+from ...diagnostics import Diagnostics, SourceFile, SpecError, Span
+from ...ir import JArray, JObject
 
 MAX_DEPTH = 256
 # Far beyond any real bound, well inside Python's 4300-digit limit on converting integers to and from text.

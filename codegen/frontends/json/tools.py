@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..diagnostics import Diagnostics, SourceFile, SpecError, Span
-from ..ir import (
+from ...diagnostics import Diagnostics, SourceFile, SpecError, Span
+from ...ir import (
     DELETE,
     Entity,
     JArray,
@@ -21,7 +21,7 @@ from ..ir import (
     rewrite_schema,
     schema_objects,
 )
-from .jsonparse import parse_json
+from .parse import parse_json
 
 TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,127}\Z")
 
