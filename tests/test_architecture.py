@@ -1,0 +1,201 @@
+"""The pipeline's layering, read from the imports of every module of the codegen package.
+
+front ends -> IR -> passes -> plan -> back ends (docs/architecture.md): each stage may use what lies below it,
+never a sibling stage, so a reader can understand a stage from the IR and the plan alone. The graph counts every
+import, also the ones inside functions (a lazy import is a dependency all the same), and an import of `a.b.c`
+also runs the `__init__` of `a.b` and `a`, so it counts as an import of those packages too.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import codegen
+
+PACKAGE = Path(codegen.__file__).parent
+
+# Passes build annotation and default source text with the one literal function, which lives in the back ends:
+# the only back-end module a pass may import (with the package's empty __init__; see test_literals_is_a_leaf).
+PASSES_MAY_IMPORT = {"codegen.backends", "codegen.backends.literals"}
+
+
+def _module_name(path: Path) -> str:
+    parts = ("codegen", *path.relative_to(PACKAGE).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported(node: ast.AST, module: str, is_package: bool) -> list[str]:
+    """The dotted names an import statement names (modules, or `module.attribute` for `from m import x`)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    assert isinstance(node, ast.ImportFrom)
+    if node.level:
+        base = module.split(".")
+        if not is_package:
+            base = base[:-1]
+        base = base[: len(base) - (node.level - 1)]
+        stem = ".".join(base + ([node.module] if node.module else []))
+    else:
+        stem = node.module or ""
+    return [stem] + [f"{stem}.{alias.name}" for alias in node.names]
+
+
+def _graph() -> dict[str, set[str]]:
+    files = {
+        _module_name(path): path
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if "__pycache__" not in path.parts
+    }
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        own_packages = {module.rsplit(".", n)[0] for n in range(module.count(".") + 1)}
+        edges: set[str] = set()
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            for name in _imported(node, module, path.name == "__init__.py"):
+                if name not in files:
+                    continue
+                # importing a.b.c runs a/__init__ and a/b/__init__ first, except those the importer sits in
+                parts = name.split(".")
+                for n in range(1, len(parts) + 1):
+                    target = ".".join(parts[:n])
+                    if target in files and target not in own_packages:
+                        edges.add(target)
+        edges.discard(module)
+        graph[module] = edges
+    return graph
+
+
+GRAPH = _graph()
+
+
+def _stage(module: str) -> str | None:
+    parts = module.split(".")
+    if len(parts) > 1 and parts[1] in ("frontends", "passes", "backends", "runtime"):
+        return parts[1]
+    return None
+
+
+def _violations(stage: str, forbidden: tuple[str, ...], allowed=frozenset()) -> str:
+    """The forbidden imports of a stage, one per line ("" if none)."""
+    return "\n".join(
+        sorted(
+            f"{module} imports {target}"
+            for module, targets in GRAPH.items()
+            if _stage(module) == stage
+            for target in targets
+            if _stage(target) in forbidden and target not in allowed
+        )
+    )
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle (as a path that returns to its start) per strongly connected component of more than one module."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan; the graph is small enough to recurse
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for succ in sorted(graph.get(node, ())):
+            if succ not in index:
+                visit(succ)
+                low[node] = min(low[node], low[succ])
+            elif succ in on_stack:
+                low[node] = min(low[node], index[succ])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return [_cycle_in(graph, set(component)) for component in components]
+
+
+def _cycle_in(graph: dict[str, set[str]], component: set[str]) -> list[str]:
+    """The shortest path from the component's first module back to itself, staying inside the component."""
+    start = min(component)
+    paths = {start: [start]}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for succ in sorted(graph[node] & component):
+            if succ == start:
+                return paths[node] + [start]
+            if succ not in paths:
+                paths[succ] = paths[node] + [succ]
+                queue.append(succ)
+    raise AssertionError("a strongly connected component without a cycle")
+
+
+def test_the_graph_is_read():
+    """A guard for the guards: the reader finds relative, absolute and function-level imports."""
+    assert "codegen.passes.build_plan" in GRAPH["codegen.compiler"]
+    assert "codegen.ir" in GRAPH["codegen.passes.build_plan"]
+    assert {"codegen.frontends.gram", "codegen.frontends.brimley"} <= GRAPH[
+        "codegen.frontends"
+    ]  # lazy, inside `route`
+
+
+def test_cycles_are_found():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c", "a"]]
+
+
+def test_no_import_cycles():
+    cycles = _cycles(GRAPH)
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_passes_read_only_the_ir():
+    """Passes import no front end, and of the back ends only the literal function."""
+    assert not (
+        found := _violations("passes", ("frontends", "backends"), PASSES_MAY_IMPORT)
+    ), found
+
+
+def test_literals_is_a_leaf():
+    """What passes may import from the back ends brings nothing else of them along."""
+    assert GRAPH["codegen.backends"] == set()
+    assert GRAPH["codegen.backends.literals"] <= {"codegen.backends._width"}
+    assert GRAPH["codegen.backends._width"] == set()
+
+
+def test_front_ends_import_no_pass_and_no_back_end():
+    assert not (found := _violations("frontends", ("passes", "backends"))), found
+
+
+def test_back_ends_import_no_front_end():
+    assert not (found := _violations("backends", ("frontends",))), found
+
+
+def test_the_ir_sits_below_every_stage():
+    """The IR and what it is built from (diagnostics, the SQL scanner) import no stage."""
+    for module in ("codegen.ir", "codegen.diagnostics", "codegen.sqlscan"):
+        stages = {_stage(t) for t in GRAPH.get(module, ())} - {None, "runtime"}
+        assert not stages, f"{module} imports {stages}"
+
+
+@pytest.mark.parametrize(
+    "module", sorted(m for m in GRAPH if _stage(m) == "runtime"), ids=str
+)
+def test_runtime_ships_alone(module):
+    """codegen/runtime is copied into generated packages: it may import only itself."""
+    assert {t for t in GRAPH[module] if _stage(t) != "runtime"} == set()
