@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +18,14 @@ from pg import (
 )  # noqa: F401  (a throwaway PostgreSQL server, session scope)
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+# The shared material (JSON-Schema-Test-Suite, gram corpus, real-tools corpus, references) sits beside the repo
+# as ../shared; CODEGEN_SHARED names another location.
+SHARED_VARIABLE = "CODEGEN_SHARED"
+SHARED = (
+    Path(os.environ[SHARED_VARIABLE]).expanduser().resolve()
+    if os.environ.get(SHARED_VARIABLE)
+    else ROOT.parent / "shared"
+)
 EXAMPLES = ROOT / "examples" / "specs"
 GOLDEN = ROOT / "golden"
 REAL_TOOLS = SHARED / "corpus" / "real-tools"
@@ -33,20 +41,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
-    import os
-
     return bool(
         request.config.getoption("--update-golden")
         or os.environ.get("CODEGEN_UPDATE_GOLDEN")
     )
 
 
+def missing_shared(path: Path) -> str:
+    """The message for shared material that is not there: where it was looked for and how to point elsewhere."""
+    return (
+        f"shared material missing: {path} (the shared folder sits beside the repository as ../shared, "
+        f"or set {SHARED_VARIABLE} to where it is)"
+    )
+
+
 def shared(*parts: str) -> Path:
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        pytest.fail(
-            f"shared material missing: ../shared/{'/'.join(parts)} (it must sit beside the repo)"
-        )
+        pytest.fail(missing_shared(path))
     return path
 
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
+from conftest import ROOT
 from test_bad_input import run_cli, write
 
 TOOL = {
@@ -109,3 +112,58 @@ def test_warnings_fail_only_with_strict(tmp_path: Path) -> None:
     assert run.returncode == 0 and "warning[default-mismatch]" in run.stderr
     assert run_cli("specs", "-o", "out2", "--strict", cwd=tmp_path).returncode == 1
     assert not (tmp_path / "out2").exists()
+
+
+def _readme_commands() -> list[str]:
+    """The indented command lines at the top of the README, before the first rule."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    top = text[: text.index("\n---\n")]
+    return [line.strip() for line in top.splitlines() if line.startswith("    ")]
+
+
+def test_the_readme_commands_set_up_a_virtualenv_and_ci_runs_the_test_command() -> None:
+    setup, tests = _readme_commands()
+    venv = "python3 -m venv .venv && . .venv/bin/activate && "
+    # A system pip refuses to install (PEP 668): both commands make and use a virtualenv.
+    assert setup.startswith(venv) and tests.startswith(venv)
+    # Trying codegen needs only its own dependencies, not the test extras.
+    assert "pip install -e . &&" in setup and "[test]" not in setup
+    assert setup.endswith("python -m codegen examples/specs -o generated/")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert tests in ci, "`.ci/run` must run the README's test command verbatim"
+
+
+def test_the_compiler_needs_none_of_the_test_extras(tmp_path: Path) -> None:
+    """`pip install -e .` is enough to run the README's compile: with every test-only distribution made
+    unimportable, the bundled examples still compile."""
+    blocked = [
+        "openai",
+        "mcp",
+        "mypy",
+        "psycopg",
+        "psycopg2",
+        "sqlalchemy",
+        "hypothesis",
+        "hypothesis_jsonschema",
+        "pytest",
+        "build",
+    ]
+    script = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        f"        if name.split('.')[0] in {blocked!r}:\n"
+        "            raise ImportError(f'test-only module imported: {name}')\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "from codegen.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(ROOT / "examples" / "specs"), "-o", "gen"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "gen" / "__init__.py").is_file()

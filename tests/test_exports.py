@@ -15,7 +15,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conftest import compile_ok, generate_package
+from conftest import compile_ok, generate_package, shared
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis_jsonschema import from_schema
 from oracle import accepts
@@ -489,7 +489,7 @@ def own_package(
 
     specs = Path(__file__).resolve().parents[1] / "examples" / "specs"
     if request.param == "real-tools":
-        specs = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real-tools"
+        specs = shared("corpus", "real-tools")
     name = f"openai_check_{request.param.replace('-', '_')}"
     out = tmp_path_factory.mktemp(name) / name
     from codegen.writer import write_output

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import SHARED, missing_shared
 
 from codegen.frontends.gram.syntax import (
     Annotation,
@@ -30,13 +31,7 @@ from codegen.frontends.gram.syntax import (
     parse_gram,
 )
 
-CORPUS = (
-    Path(__file__).resolve().parents[1]
-    / ".."
-    / "shared"
-    / "conformance"
-    / "gram-corpus"
-)
+CORPUS = SHARED / "conformance" / "gram-corpus"
 _HEADER = re.compile(r"={3,}\s*")
 _DIVIDER = re.compile(r"-{3,}\s*")
 
@@ -227,7 +222,7 @@ def normalize(tree: str) -> str:
 
 
 def test_corpus_is_there() -> None:
-    assert len(CASES) > 100, f"gram corpus not found at {CORPUS}"
+    assert len(CASES) > 100, missing_shared(CORPUS)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])

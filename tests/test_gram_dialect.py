@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import SHARED
 
 from codegen.diagnostics import Diagnostic, Diagnostics, SourceFile, SpecError
 from codegen.frontends.gram import check_parameter_identity, load_gram_file
@@ -21,7 +22,7 @@ from codegen.frontends.gram.syntax import MAX_DEPTH, parse_gram
 from codegen.ir import SpecModule, Tool, to_plain
 
 ROOT = Path(__file__).resolve().parents[1]
-SEED = ROOT / ".." / "shared" / "seeds" / "001_3bde75eb5817cef0.txt"
+SEED = SHARED / "seeds" / "001_3bde75eb5817cef0.txt"
 EXAMPLES = ROOT / "examples" / "specs" / "gram"
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from conftest import SHARED, missing_shared
 
 from codegen.runtime.validation import (
     PatternError,
@@ -30,13 +31,7 @@ from codegen.runtime.validation import (
     validate,
 )
 
-SUITE = (
-    Path(__file__).resolve().parents[1].parent
-    / "shared"
-    / "conformance"
-    / "json-schema-test-suite"
-    / "draft2020-12"
-)
+SUITE = SHARED / "conformance" / "json-schema-test-suite" / "draft2020-12"
 # Remote references and vocabularies are out of scope: the validator never fetches documents.
 EXCLUDED_FILES = {"refRemote.json", "vocabulary.json"}
 # dynamicRef.json is included; these cases $ref documents of the suite's remotes/ folder, which is not shipped (and
@@ -122,9 +117,7 @@ def suite_params() -> Iterator[Any]:
 
 
 def test_suite_is_present() -> None:
-    assert (
-        SUITE.is_dir()
-    ), f"JSON-Schema-Test-Suite missing at {SUITE} (../shared must sit beside the repo)"
+    assert SUITE.is_dir(), missing_shared(SUITE)
     files = {case.file for case in SUITE_CASES}
     assert {
         "type.json",

@@ -74,3 +74,34 @@ def test_invalid_toml_is_a_diagnostic(tmp_path: Path) -> None:
 def test_no_specs_anywhere_is_a_usage_error(tmp_path: Path) -> None:
     run = run_cli(cwd=tmp_path)
     assert run.returncode == 2 and "give SPECS and -o OUT" in run.stderr
+
+
+def test_the_tests_find_shared_material_through_codegen_shared(tmp_path: Path) -> None:
+    """The tests read ../shared; CODEGEN_SHARED names another place, and what is missing there fails clearly."""
+    import os
+    import subprocess
+    import sys
+
+    tests = Path(__file__).resolve().parent
+    (tmp_path / "corpus").mkdir()
+    probe = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import conftest\n"
+        "print(conftest.shared('corpus'))\n"
+        "try:\n"
+        "    conftest.shared('conformance', 'gram-corpus')\n"
+        "except BaseException as exc:\n"
+        "    print(exc)\n"
+    )
+    env = {**os.environ, "CODEGEN_SHARED": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(tests)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    found, message = done.stdout.splitlines()
+    assert Path(found) == (tmp_path / "corpus").resolve()
+    assert str(tmp_path.resolve() / "conformance" / "gram-corpus") in message
+    assert "CODEGEN_SHARED" in message
