@@ -10,9 +10,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from . import __version__
 from .compiler import compile_specs
 from .config import EMIT_CHOICES, Settings, find_pyproject, load_settings
-from .diagnostics import Diagnostics
+from .diagnostics import Diagnostic, Diagnostics, render_all
 from .writer import WriteError, diff_output, write_output
 
 
@@ -47,12 +48,33 @@ def _parser() -> argparse.ArgumentParser:
     )
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument(
-        "-v", "--verbose", action="store_true", help="list what was read and written"
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="list what was read and written, and every warning (repeated ones are folded otherwise)",
     )
     verbosity.add_argument(
-        "-q", "--quiet", action="store_true", help="print nothing on success"
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print errors only: no warnings (unless --strict makes them fail the run), no summary",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}"
     )
     return parser
+
+
+def _report(
+    diagnostics: list[Diagnostic], args: argparse.Namespace, *, failing: bool = False
+) -> None:
+    """Print diagnostics to stderr: repeated warnings folded unless -v, warnings left out under -q unless they
+    are what fails the run (--strict)."""
+    lines = render_all(
+        diagnostics, fold=not args.verbose, warnings=failing or not args.quiet
+    )
+    for line in lines:
+        print(line, file=sys.stderr)
 
 
 def _settings(args: argparse.Namespace, diags: Diagnostics) -> Settings | None:
@@ -94,8 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     if settings is None:
         return 2
     if config_diags.has_errors:
-        for diagnostic in config_diags.sorted():
-            print(diagnostic.render(), file=sys.stderr)
+        _report(config_diags.sorted(), args, failing=True)
         return 2
     if not settings.specs or settings.output is None:
         print(
@@ -132,16 +153,17 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     out = _shown(settings.output)
     result = compile_specs(settings.specs, exclude=out, emit=settings.emit)
     diags = result.diagnostics
-    for diagnostic in diags.sorted():
-        print(diagnostic.render(), file=sys.stderr)
+    problems = diags.sorted()
+    failing = bool(settings.strict and problems)
+    _report(problems, args, failing=failing)
     if args.verbose:
         for path in result.read:
             print(f"read {path}")
         for path in result.ignored:
             print(f"ignored {path}")
-    if diags.has_errors or (settings.strict and len(diags) > 0) or result.files is None:
-        errors = sum(1 for d in diags.sorted() if d.severity == "error")
-        warnings = len(diags.sorted()) - errors
+    errors = sum(1 for d in problems if d.severity == "error")
+    warnings = len(problems) - errors
+    if diags.has_errors or failing or result.files is None:
         print(
             f"codegen: {errors} error(s), {warnings} warning(s); {out} left unchanged",
             file=sys.stderr,
@@ -161,23 +183,16 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
         print(f"codegen: error: {exc}", file=sys.stderr)
         return 1
     finally:
-        for diagnostic in output_diags.sorted():
-            print(diagnostic.render(), file=sys.stderr)
+        _report(output_diags.sorted(), args)
     if args.verbose:
         for path in report.written:
             print(f"wrote {out / path}")
         for path in report.deleted:
             print(f"deleted {out / path}")
     if not args.quiet:
-        tools = sum(
-            1
-            for p in files
-            if p.startswith("schemas/")
-            and p.count("/") == 1
-            and not p.startswith("schemas/tools.")
-        )
+        noted = f", {warnings} warning(s)" if warnings else ""
         print(
-            f"codegen: {len(result.read)} spec file(s), {tools} tool(s) -> {out} "
+            f"codegen: {len(result.read)} spec file(s), {result.tools} tool(s){noted} -> {out} "
             f"({len(report.written)} written, {len(report.unchanged)} unchanged, {len(report.deleted)} deleted)"
         )
     return 0

@@ -25,6 +25,7 @@ class CompileResult:
     diagnostics: Diagnostics
     read: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
+    tools: int = 0  # tools in the package (the summary line), whatever --emit writes
 
 
 def compile_specs(
@@ -70,6 +71,7 @@ def compile_specs(
     )  # even after errors, so that every problem is reported in one run
     if diags.has_errors:
         return result
+    result.tools = len(plan.tools)
     files = _python_files(plan)
     files.update(runtime_files(plan, files))
     files["py.typed"] = ""

@@ -123,6 +123,47 @@ def _excerpt(span: Span) -> list[str]:
     ]
 
 
+# Identical warnings shown in full before the rest are folded into one line, and the places that line names.
+SHOWN_ALIKE = 3
+PLACES_LISTED = 3
+
+
+def render_all(
+    diagnostics: list[Diagnostic], *, fold: bool = True, warnings: bool = True
+) -> list[str]:
+    """`diagnostics` (sorted) rendered for a terminal. With `fold`, a warning repeated with the same code and
+    message (a `"type": "dict"` in every tool of a corpus) is shown in full `SHOWN_ALIKE` times, followed by one
+    line that counts the rest and names where the first of them are. Errors are never folded; without
+    `warnings`, only errors are rendered."""
+    shown = [d for d in diagnostics if warnings or d.severity == "error"]
+    groups: dict[tuple[str, str], list[Diagnostic]] = {}
+    rank: dict[int, int] = {}  # id(warning) -> its place among the warnings alike
+    for diagnostic in shown:
+        if diagnostic.severity == "warning":
+            alike = groups.setdefault((diagnostic.code, diagnostic.message), [])
+            rank[id(diagnostic)] = len(alike)
+            alike.append(diagnostic)
+    lines: list[str] = []
+    for diagnostic in shown:
+        index = rank.get(id(diagnostic))
+        alike = groups.get((diagnostic.code, diagnostic.message), [])
+        # Folding a single warning would save nothing.
+        if index is None or not fold or len(alike) <= SHOWN_ALIKE + 1:
+            lines.append(diagnostic.render())
+            continue
+        if index < SHOWN_ALIKE:
+            lines.append(diagnostic.render())
+        if index == SHOWN_ALIKE - 1:
+            rest = alike[SHOWN_ALIKE:]
+            places = ", ".join(str(d.span or "codegen") for d in rest[:PLACES_LISTED])
+            more = ", …" if len(rest) > PLACES_LISTED else ""
+            lines.append(
+                f"note: … and {len(rest)} more warning[{diagnostic.code}] like this "
+                f"(first at {places}{more}; -v shows all)"
+            )
+    return lines
+
+
 class Diagnostics:
     """A collector: front ends and passes add to it; the driver reports all of it at once."""
 

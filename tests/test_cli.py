@@ -167,3 +167,72 @@ def test_the_compiler_needs_none_of_the_test_extras(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "gen" / "__init__.py").is_file()
+
+
+def test_version_names_the_release_of_the_installed_distribution(
+    tmp_path: Path,
+) -> None:
+    from importlib.metadata import version
+
+    import codegen
+
+    run = run_cli("--version", cwd=tmp_path)
+    assert run.returncode == 0 and run.stdout == f"codegen {codegen.__version__}\n"
+    assert version("toolspec-codegen") == codegen.__version__
+
+
+def test_the_summary_counts_tools_not_schema_files(tmp_path: Path) -> None:
+    write(tmp_path / "specs", "ping.json", TOOL)
+    write(tmp_path / "specs", "pong.json", {**TOOL, "name": "pong"})
+    run = run_cli("specs", "-o", "out", "--emit", "python", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert not (tmp_path / "out" / "schemas").exists()
+    assert run.stdout.startswith("codegen: 2 spec file(s), 2 tool(s) -> out")
+
+
+def _bfcl_dict_tools(folder: Path, count: int) -> None:
+    """`count` BFCL tools, each with one `"type": "dict"`: the same warning in every file."""
+    for n in range(count):
+        tool = {
+            "name": f"tool_{n}",
+            "description": "A tool.",
+            "parameters": {"type": "dict", "properties": {"n": {"type": "integer"}}},
+        }
+        write(folder, f"tool_{n}.json", tool)
+
+
+def test_repeated_warnings_are_folded_into_one_line_and_v_shows_them_all(
+    tmp_path: Path,
+) -> None:
+    _bfcl_dict_tools(tmp_path / "specs", 7)
+    run = run_cli("specs", "-o", "out", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    headers = [line for line in run.stderr.splitlines() if "warning[bfcl-type]" in line]
+    assert len(headers) == 4, run.stderr  # three in full, then the folded line
+    folded = headers[-1]
+    assert folded.startswith("note: … and 4 more warning[bfcl-type] like this")
+    assert "(first at specs/tool_3.json:" in folded and "specs/tool_5.json:" in folded
+    assert "tool_6" not in folded and "-v shows all" in folded
+    assert "7 tool(s), 7 warning(s)" in run.stdout
+
+    verbose = run_cli("specs", "-o", "out", "-v", cwd=tmp_path).stderr
+    assert verbose.count(": warning[bfcl-type]:") == 7 and "more" not in verbose
+
+
+def test_a_warning_repeated_once_more_than_shown_is_not_folded(tmp_path: Path) -> None:
+    _bfcl_dict_tools(tmp_path / "specs", 4)
+    run = run_cli("specs", "-o", "out", cwd=tmp_path)
+    assert run.stderr.count(": warning[bfcl-type]:") == 4 and "more" not in run.stderr
+
+
+def test_quiet_prints_errors_only(tmp_path: Path) -> None:
+    _bfcl_dict_tools(tmp_path / "specs", 2)
+    quiet = run_cli("specs", "-o", "out", "-q", cwd=tmp_path)
+    assert quiet.returncode == 0 and quiet.stdout == "" and quiet.stderr == ""
+    # Under --strict the warnings are what fails the run, so they are shown.
+    strict = run_cli("specs", "-o", "out2", "-q", "--strict", cwd=tmp_path)
+    assert strict.returncode == 1 and strict.stderr.count("warning[bfcl-type]") == 2
+    write(tmp_path / "specs", "broken.json", "{")
+    broken = run_cli("specs", "-o", "out3", "-q", cwd=tmp_path)
+    assert broken.returncode == 1 and "error[json-syntax]" in broken.stderr
+    assert "warning[" not in broken.stderr
