@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import jinja2
 
-from .backends.literals import black_docstring, py_comment, py_docstring, py_literal
+from .literals import black_docstring, py_comment, py_docstring, py_literal
 from .resources import data_dir
 
 

@@ -20,9 +20,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codegen.backends import _width
+from codegen import _width
 from codegen.backends.layout import signature, statement
-from codegen.backends.literals import py_literal
+from codegen.literals import py_literal
 from codegen.compiler import compile_specs
 from conftest import EXAMPLES, compile_ok, shared
 

@@ -10,7 +10,7 @@ import black
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codegen.backends.literals import black_literal, py_docstring, py_literal
+from codegen.literals import black_literal, py_docstring, py_literal
 
 TEXT = st.text(
     alphabet=st.sampled_from(list("ab'\"\\ \n\tx\u00e9\u2028\x00{}#:,")), max_size=12

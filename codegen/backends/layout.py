@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .literals import LINE_LENGTH, str_width
+from ..literals import LINE_LENGTH, str_width
 
 COMMA_PRIORITY = 18
 COMPREHENSION_PRIORITY = 20

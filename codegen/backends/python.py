@@ -18,7 +18,7 @@ from ..plan import FieldPlan, ModelPlan, ModulePlan, PackagePlan, PyType, ToolPl
 from ..render import render
 from ..resources import runtime_source
 from .layout import signature
-from .literals import LINE_LENGTH, black_literal, py_literal
+from ..literals import LINE_LENGTH, black_literal, py_literal
 
 RUNTIME_FILES = (
     "__init__.py",

@@ -57,7 +57,7 @@ def default_source(kind: PyType, value: Any) -> str:
     """A default as a signature writes it: the literal, or `...` where the JSON value is not a Python value of
     the field's type (a model, a date or decimal, a list or object among `Literal`s). Plan and SQL plan share it.
     """
-    from ..backends.literals import py_literal
+    from ..literals import py_literal
 
     if kind.models or "_dt" in kind.needs or "_decimal" in kind.needs:
         return "..."
@@ -342,7 +342,7 @@ def _literal(values: list[Any]) -> PyType:
         not isinstance(v, bool) and isinstance(v, int) for v in plain
     ):
         return ANY  # Literal cannot tell True from 1
-    from ..backends.literals import py_literal
+    from ..literals import py_literal
 
     parts = []
     for value in plain:

@@ -44,7 +44,9 @@ def _string(text: str) -> str:
     """
     if '"' in text and text.count('"') > text.count("'"):
         return repr(text)  # single quotes: repr escapes what it must
-    quoted = repr(text)  # escapes as black keeps them; only the quotes may need swapping
+    quoted = repr(
+        text
+    )  # escapes as black keeps them; only the quotes may need swapping
     if quoted[0] == '"':
         return quoted
     body = quoted[1:-1].replace("\\'", "'").replace('"', '\\"')
