@@ -14,6 +14,7 @@ from . import __version__
 from .compiler import compile_specs
 from .config import EMIT_CHOICES, Settings, find_pyproject, load_settings
 from .diagnostics import Diagnostic, Diagnostics, render_all
+from .passes.resolve import valid_prefix
 from .writer import WriteError, diff_output, write_output
 
 
@@ -45,6 +46,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--strict", action="store_true", default=None, help="treat warnings as errors"
+    )
+    parser.add_argument(
+        "--prefix",
+        action="append",
+        default=[],
+        metavar="PATH=PREFIX",
+        help="call the tools of a spec folder or file PREFIX__<tool> (repeatable; adds to [tool.codegen] prefixes)",
     )
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument(
@@ -98,6 +106,16 @@ def _settings(args: argparse.Namespace, diags: Diagnostics) -> Settings | None:
             )
             return None
         settings.emit = chosen
+    for item in args.prefix:
+        path, _, prefix = item.rpartition("=")
+        if not path or not Path(path).exists() or not valid_prefix(prefix):
+            print(
+                f"codegen: error: --prefix takes PATH=PREFIX: an existing spec folder or file, and a prefix "
+                f"of letters, digits, '-' and single '_' starting with a letter: {item!r}",
+                file=sys.stderr,
+            )
+            return None
+        settings.prefixes[Path(path)] = prefix
     return settings
 
 
@@ -151,7 +169,9 @@ def _specs_inside(out: Path, specs: list[Path]) -> list[Path]:
 def _run(settings: Settings, args: argparse.Namespace) -> int:
     assert settings.output is not None
     out = _shown(settings.output)
-    result = compile_specs(settings.specs, exclude=out, emit=settings.emit)
+    result = compile_specs(
+        settings.specs, exclude=out, emit=settings.emit, prefixes=settings.prefixes
+    )
     diags = result.diagnostics
     problems = diags.sorted()
     failing = bool(settings.strict and problems)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from .config import EMIT_CHOICES
 from .ir import SpecModule
 from .passes.build_plan import build_plan
 from .passes.check_schemas import check_schemas
-from .passes.resolve import build_namespace
+from .passes.resolve import apply_prefixes, build_namespace
 from .plan import PackagePlan
 
 
@@ -32,6 +33,7 @@ def compile_specs(
     specs: list[Path],
     exclude: Path | None = None,
     emit: tuple[str, ...] = EMIT_CHOICES,
+    prefixes: Mapping[Path, str] | None = None,
 ) -> CompileResult:
     """Compile `specs` into the files of OUT (in memory). Nothing from a previous build is reused or trusted:
     OUT's contents are not input to a compile, so they can neither skip a check nor keep content.
@@ -55,6 +57,7 @@ def compile_specs(
             diags.error(
                 "too-deep", "the spec is nested too deeply to read", source.span(0)
             )
+    modules = apply_prefixes(modules, prefixes or {})  # [tool.codegen] prefixes
     modules = check_schemas(modules, diags)
     if any(m.source.path.name.endswith(".gram") for m in modules):
         # gram parameter names are global across .gram files too

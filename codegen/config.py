@@ -7,6 +7,7 @@
     emit = ["python", "schemas", "exports"]
     strict = false             # warnings fail the run
     build = true               # generate into the wheel when the package is built (setuptools)
+    prefixes = { "specs/github" = "github" }  # tools of a folder or file are called github__<tool>
 
 Command-line flags override these. Unknown keys, wrong types and paths that do not exist are diagnostics that
 point into pyproject.toml. pyproject.toml is trusted (it is the project's own file), but a broken one is still a
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .diagnostics import Diagnostics, SourceFile, Span
+from .passes.resolve import PREFIX_MAX_LENGTH, valid_prefix
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -37,6 +39,7 @@ _KEYS: dict[str, type | tuple[type, ...]] = {
     "emit": list,
     "strict": bool,
     "build": bool,
+    "prefixes": dict,
 }
 
 
@@ -48,6 +51,9 @@ class Settings:
     emit: tuple[str, ...] = EMIT_CHOICES
     strict: bool = False
     build: bool = False
+    prefixes: dict[Path, str] = field(
+        default_factory=dict
+    )  # spec folder or file -> the prefix of its tools' names
     source: Path | None = None  # the pyproject.toml they came from
 
 
@@ -192,6 +198,23 @@ def _apply(
                 span,
             )
         settings.package = value
+    elif key == "prefixes":
+        for item, prefix in value.items():
+            if not _usable_path(item) or not _exists(root / item):
+                diags.error(
+                    "config",
+                    f"[tool.codegen] prefixes: {item!r} is not a spec folder or file",
+                    span,
+                )
+            elif not isinstance(prefix, str) or not valid_prefix(prefix):
+                diags.error(
+                    "config",
+                    f"[tool.codegen] prefixes: {prefix!r} is not a prefix (a letter, then up to "
+                    f"{PREFIX_MAX_LENGTH - 1} letters, digits, '-' and single '_')",
+                    span,
+                )
+            else:
+                settings.prefixes[root / item] = prefix
     elif key == "emit":
         unknown = [item for item in value if item not in EMIT_CHOICES]
         if unknown or "python" not in value:

@@ -49,7 +49,12 @@ def package_folder(settings: Settings, project: Path) -> str:
 
 def generate_into(build_lib: Path, project: Path, settings: Settings) -> list[str]:
     """Compile the project's specs into `build_lib`; returns the files written (relative to build_lib)."""
-    result = compile_specs(settings.specs, exclude=settings.output, emit=settings.emit)
+    result = compile_specs(
+        settings.specs,
+        exclude=settings.output,
+        emit=settings.emit,
+        prefixes=settings.prefixes,
+    )
     problems = result.diagnostics.sorted()
     if result.files is None or (settings.strict and problems):
         raise CodegenBuildError(

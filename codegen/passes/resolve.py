@@ -8,10 +8,13 @@ nothing outside the document. Local `#/...` references must point somewhere.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import posixpath
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
@@ -53,6 +56,62 @@ class Program:
     entity_files: dict[str, str] = field(
         default_factory=dict
     )  # posix path of a .schema.json -> entity name
+
+
+# Tools of a prefixed folder are called `<prefix>__<tool>` on the wire (as MCP clients name a server's tools):
+# letters, digits, `-` and single `_`, so the name stays valid for the OpenAI and Anthropic name rules and the
+# double underscore separates the prefix from the tool's own name.
+PREFIX_SEPARATOR = "__"
+PREFIX_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9-]*(?:_[A-Za-z0-9-]+)*\Z")
+PREFIX_MAX_LENGTH = 32
+
+
+def valid_prefix(prefix: str) -> bool:
+    return len(prefix) <= PREFIX_MAX_LENGTH and bool(PREFIX_PATTERN.match(prefix))
+
+
+def apply_prefixes(
+    modules: list[SpecModule], prefixes: Mapping[Path, str]
+) -> list[SpecModule]:
+    """Put the tools of each spec file under the prefix of the nearest folder (or the file itself) that has one,
+    before the namespace is built, so every later stage sees only the prefixed wire name; spans still point at
+    the name in the spec. An agent's reference to a tool under the same prefix follows the rename.
+    """
+    if not prefixes:
+        return modules
+    resolved = {path.resolve(): prefix for path, prefix in prefixes.items()}
+
+    def prefix_of(module: SpecModule) -> str | None:
+        path = module.source.path.resolve()
+        for place in (path, *path.parents):
+            if place in resolved:
+                return resolved[place]
+        return None
+
+    chosen = [prefix_of(module) for module in modules]
+    under: dict[str, set[str]] = {}  # prefix -> the tool names it renames
+    for module, prefix in zip(modules, chosen):
+        if prefix is not None:
+            under.setdefault(prefix, set()).update(t.name for t in module.tools)
+    renamed: list[SpecModule] = []
+    for module, prefix in zip(modules, chosen):
+        if prefix is None:
+            renamed.append(module)
+            continue
+        names = under[prefix]
+
+        def wire(name: str, prefix: str = prefix) -> str:
+            return f"{prefix}{PREFIX_SEPARATOR}{name}"
+
+        tools = tuple(dataclasses.replace(t, name=wire(t.name)) for t in module.tools)
+        agents = tuple(
+            dataclasses.replace(
+                a, tools=tuple(wire(n) if n in names else n for n in a.tools)
+            )
+            for a in module.agents
+        )
+        renamed.append(dataclasses.replace(module, tools=tools, agents=agents))
+    return renamed
 
 
 def build_namespace(modules: list[SpecModule], diags: Diagnostics) -> Program:
