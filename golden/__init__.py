@@ -6,11 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, Protocol, TypedDict
 
-from ._runtime import exports as _exports
-from ._runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec, run_tool
+from ._runtime import dispatch as _dispatch, exports as _exports
+from ._runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec
 from .brimley.assistants import dunning_letter as _brimley_assistants_dunning_letter
 from .brimley.assistants import exchange_rate as _brimley_assistants_exchange_rate
 from .brimley.assistants import forecast_cash as _brimley_assistants_forecast_cash
+from .brimley.docs import help_page as _brimley_docs_help_page
+from .brimley.entities import invoice as _brimley_entities_invoice
+from .brimley.entities import invoice_filter as _brimley_entities_invoice_filter
 from .brimley.invoices import get_invoice as _brimley_invoices_get_invoice
 from .brimley.invoices import list_invoices as _brimley_invoices_list_invoices
 from .brimley.invoices import mark_invoice_paid as _brimley_invoices_mark_invoice_paid
@@ -19,6 +22,9 @@ from .gram import assistant as _gram_assistant
 from .gram import greeting as _gram_greeting
 from .gram import people as _gram_people
 from .shop.billing import orders as _shop_billing_orders
+from .shop.entities import category as _shop_entities_category
+from .shop.entities import customer as _shop_entities_customer
+from .shop.entities import order as _shop_entities_order
 from .shop import sandbox_lilux as _shop_sandbox_lilux
 from .shop import search as _shop_search
 from .brimley.assistants.dunning_letter import *  # noqa: F401,F403
@@ -83,7 +89,7 @@ TOOLS: dict[str, ToolSpec] = {
 """Every tool, by its wire name."""
 
 AGENTS: dict[str, AgentSpec] = {
-    "helpdesk": AgentSpec(
+    "helpdesk": _dispatch.AgentSpec(
         name="helpdesk",
         description="Answers questions about the people directory.",
         tools=(
@@ -127,7 +133,7 @@ def dispatch(
     (`export_tools`): its tool names are accepted, and "openai" strict-mode arguments are read back first.
     Failures come back as a `ToolResult` whose `error` an LLM can read; no traceback reaches the caller.
     """
-    return run_tool(
+    return _dispatch.run_tool(
         TOOLS, name, arguments, impl, context, config=config, flavour=flavour
     )
 

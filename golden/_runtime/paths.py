@@ -92,30 +92,75 @@ def _check_literal(text: str, offset: int) -> None:
             )
 
 
-@lru_cache(maxsize=None)
-def _compiled(template: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
-    pattern = ""
-    names: list[str] = []
-    for literal, name, catch_all in parse_template(template):
+@lru_cache(maxsize=256)
+def _parts(template: str) -> tuple[Part, ...]:
+    return tuple(parse_template(template))
+
+
+def _split(parts: tuple[Part, ...], path: str) -> list[str] | None:
+    """The raw parameter values of `path`, or None when it does not fit.
+
+    Each parameter takes the longest text that lets the rest of the path fit (what a backtracking
+    `[^/]*` would take), but found in time linear in the path: first, right to left, where each part
+    could start for the rest to fit; then, left to right, the longest choice at each parameter.
+    """
+    size = len(path)
+    fits = [bytearray(size + 1) for _ in range(len(parts) + 1)]
+    fits[-1][size] = 1  # the empty rest fits at the end only
+    for index in range(len(parts) - 1, -1, -1):
+        _starts(parts[index], path, fits[index + 1], fits[index])
+    if not fits[0][0]:
+        return None
+    values: list[str] = []
+    at = 0
+    for index, (literal, name, catch_all) in enumerate(parts):
         if name is None:
-            pattern += re.escape(literal)
+            at += len(literal)
+        elif catch_all:
+            values.append(path[at:])
+            at = size
         else:
-            pattern += f"(?P<p{len(names)}>{'.*' if catch_all else '[^/]*'})"
-            names.append(name)
-    return re.compile(pattern, re.DOTALL), tuple(names)
+            slash = path.find("/", at)
+            end = fits[index + 1].rfind(1, at, (size if slash < 0 else slash) + 1)
+            values.append(path[at:end])
+            at = end
+    return values
+
+
+def _starts(part: Part, path: str, rest: bytearray, out: bytearray) -> None:
+    """Mark in `out` every offset of `path` where `part` can start so that what follows fits (`rest`)."""
+    literal, name, catch_all = part
+    if name is None:
+        found = path.find(literal)
+        while found >= 0:
+            if rest[found + len(literal)]:
+                out[found] = 1
+            found = path.find(literal, found + 1)
+    elif catch_all:
+        out[:] = rest[-1:] * len(
+            out
+        )  # it takes the rest of the path, and ends the template
+    else:
+        reachable = False  # a fitting end lies ahead, before the next "/"
+        for offset in range(len(path), -1, -1):
+            if offset < len(path) and path[offset] == "/":
+                reachable = False
+            reachable = reachable or rest[offset] == 1
+            out[offset] = reachable
 
 
 def match_path(template: str, model: type[BaseModel], path: str) -> Any:
     """The arguments model for `path`, or None when the path does not fit the template or the schema."""
-    regex, names = _compiled(template)
-    found = regex.fullmatch(path)
-    if found is None:
+    parts = _parts(template)
+    raw = _split(parts, path)
+    if raw is None:
         return None
+    names = [name for _, name, _ in parts if name is not None]
     properties = _properties(model)
     data: dict[str, Any] = {}
-    for index, name in enumerate(names):
+    for name, encoded in zip(names, raw):
         try:
-            text = unquote(found.group(f"p{index}"), errors="strict")
+            text = unquote(encoded, errors="strict")
         except UnicodeDecodeError:
             return None
         value = _typed(text, properties.get(name))

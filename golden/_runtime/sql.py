@@ -2,7 +2,7 @@
 
 SQLAlchemy is imported only when a statement runs, so a package imports (and its non-SQL tools work) without it.
 The SQL text of every function was prepared by the compiler for `text()`: SQLAlchemy binds exactly the
-placeholders the compiler found (see codegen/frontends/sqlscan.py). Values are always bound, never formatted into
+placeholders the compiler found (see codegen/sqlscan.py). Values are always bound, never formatted into
 the text; list parameters used as `IN :ids` are expanding bind parameters.
 
 Before binding, values become what the driver takes: SQLite gets `float` for `Decimal` and ISO text for dates and

@@ -6,8 +6,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import ConfigDict, Field
 
-from .._runtime.dispatch import ToolSpec
-from .._runtime.models import SchemaModel
+from .._runtime import dispatch as _dispatch, models as _models
 
 LOOKUP_PERSON_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -65,7 +64,7 @@ SCHEDULE_CALL_INPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-class LookupPersonArgs(SchemaModel):
+class LookupPersonArgs(_models.SchemaModel):
     """Arguments of the tool `lookupPerson`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -75,7 +74,7 @@ class LookupPersonArgs(SchemaModel):
     email: str = Field(description="The person's email address.")
 
 
-class ScheduleCallArgs(SchemaModel):
+class ScheduleCallArgs(_models.SchemaModel):
     """Arguments of the tool `scheduleCall`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -124,8 +123,8 @@ class Tools(Protocol):
 # Imported last, so that spec files may refer to each other in cycles.
 from ..gram.people import Person  # noqa: E402
 
-TOOL_SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec(
+TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
+    _dispatch.ToolSpec(
         name="lookupPerson",
         method="lookup_person",
         description="Fetches one person by email address.",
@@ -134,7 +133,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         output_schema=LOOKUP_PERSON_OUTPUT_SCHEMA,
         result_type=Person,
     ),
-    ToolSpec(
+    _dispatch.ToolSpec(
         name="scheduleCall",
         method="schedule_call",
         description="Books a call with a person; returns nothing.",

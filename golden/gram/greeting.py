@@ -5,8 +5,7 @@ from typing import Any, Protocol
 
 from pydantic import ConfigDict, Field
 
-from .._runtime.dispatch import ToolSpec
-from .._runtime.models import SchemaModel
+from .._runtime import dispatch as _dispatch, models as _models
 
 SAY_HELLO_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -17,7 +16,7 @@ SAY_HELLO_INPUT_SCHEMA: dict[str, Any] = {
 SAY_HELLO_OUTPUT_SCHEMA: dict[str, Any] = {"type": "string"}
 
 
-class SayHelloArgs(SchemaModel):
+class SayHelloArgs(_models.SchemaModel):
     """Arguments of the tool `sayHello`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -43,8 +42,8 @@ class Tools(Protocol):
         ...
 
 
-TOOL_SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec(
+TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
+    _dispatch.ToolSpec(
         name="sayHello",
         method="say_hello",
         description="Returns a friendly greeting message for the given name",

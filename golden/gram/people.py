@@ -6,8 +6,7 @@ from typing import Any, Protocol
 
 from pydantic import ConfigDict, Field
 
-from .._runtime.dispatch import ToolSpec
-from .._runtime.models import SchemaModel, default_value
+from .._runtime import dispatch as _dispatch, models as _models
 
 PERSON_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -165,7 +164,7 @@ GROUP_BY_CITY_OUTPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-class Person(SchemaModel):
+class Person(_models.SchemaModel):
     """A person in the directory."""
 
     model_config = ConfigDict(extra="forbid")
@@ -176,11 +175,11 @@ class Person(SchemaModel):
     age: int = Field(description="Age in whole years.")
     email: str
     birthday: _dt.date = Field(
-        default_factory=lambda: default_value(_dt.date, "2000-01-01")
+        default_factory=lambda: _models.default_value(_dt.date, "2000-01-01")
     )
 
 
-class RegisterPersonArgsPersonAddress(SchemaModel):
+class RegisterPersonArgsPersonAddress(_models.SchemaModel):
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = REGISTER_PERSON_INPUT_SCHEMA
     __json_schema_pointer__ = "/properties/person/properties/address"
@@ -190,7 +189,7 @@ class RegisterPersonArgsPersonAddress(SchemaModel):
     zip: str
 
 
-class RegisterPersonArgsPerson(SchemaModel):
+class RegisterPersonArgsPerson(_models.SchemaModel):
     """Who to add."""
 
     model_config = ConfigDict(extra="forbid")
@@ -203,7 +202,7 @@ class RegisterPersonArgsPerson(SchemaModel):
     tags: list[str] = []
 
 
-class RegisterPersonArgs(SchemaModel):
+class RegisterPersonArgs(_models.SchemaModel):
     """Arguments of the tool `registerPerson`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -213,7 +212,7 @@ class RegisterPersonArgs(SchemaModel):
     person: RegisterPersonArgsPerson = Field(description="Who to add.")
 
 
-class FindPeopleArgs(SchemaModel):
+class FindPeopleArgs(_models.SchemaModel):
     """Arguments of the tool `findPeople`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -224,7 +223,7 @@ class FindPeopleArgs(SchemaModel):
     limit: int = Field(10, description="How many results at most.")
 
 
-class GroupByCityArgs(SchemaModel):
+class GroupByCityArgs(_models.SchemaModel):
     """Arguments of the tool `groupByCity`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -234,7 +233,7 @@ class GroupByCityArgs(SchemaModel):
     cities: list[str] = Field(description="Cities to report on.")
 
 
-class GroupByCityResultItem(SchemaModel):
+class GroupByCityResultItem(_models.SchemaModel):
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = GROUP_BY_CITY_OUTPUT_SCHEMA
     __json_schema_pointer__ = "/items"
@@ -283,8 +282,8 @@ class Tools(Protocol):
         ...
 
 
-TOOL_SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec(
+TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
+    _dispatch.ToolSpec(
         name="registerPerson",
         method="register_person",
         description="Adds a person to the directory and returns the stored record.",
@@ -294,7 +293,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         result_type=Person,
         metadata={"sideEffects": True},
     ),
-    ToolSpec(
+    _dispatch.ToolSpec(
         name="findPeople",
         method="find_people",
         description="Finds people whose name contains the query, youngest first.",
@@ -303,7 +302,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         output_schema=FIND_PEOPLE_OUTPUT_SCHEMA,
         result_type=list[Person],
     ),
-    ToolSpec(
+    _dispatch.ToolSpec(
         name="groupByCity",
         method="group_by_city",
         description="Counts people per city.",

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from .._runtime.dispatch import ToolSpec
-from .._runtime.models import SchemaModel
+from .._runtime import dispatch as _dispatch, models as _models
 
 RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -36,7 +35,7 @@ RUN_SANDBOXED_SCRIPT_CONFIG_SCHEMA: dict[str, Any] = {
 }
 
 
-class RunSandboxedScriptArgs(SchemaModel):
+class RunSandboxedScriptArgs(_models.SchemaModel):
     """Arguments of the tool `run_sandboxed_script`."""
 
     __json_schema_document__ = RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA
@@ -47,7 +46,7 @@ class RunSandboxedScriptArgs(SchemaModel):
     env: dict[str, str] | None = None
 
 
-class RunSandboxedScriptResult(SchemaModel):
+class RunSandboxedScriptResult(_models.SchemaModel):
     """Result of the tool `run_sandboxed_script`."""
 
     __json_schema_document__ = RUN_SANDBOXED_SCRIPT_OUTPUT_SCHEMA
@@ -58,7 +57,7 @@ class RunSandboxedScriptResult(SchemaModel):
     stderr: str | None = None
 
 
-class RunSandboxedScriptConfig(SchemaModel):
+class RunSandboxedScriptConfig(_models.SchemaModel):
     """Instantiation configuration of the tool `run_sandboxed_script`."""
 
     __json_schema_document__ = RUN_SANDBOXED_SCRIPT_CONFIG_SCHEMA
@@ -98,8 +97,8 @@ class Tools(Protocol):
         ...
 
 
-TOOL_SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec(
+TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
+    _dispatch.ToolSpec(
         name="run_sandboxed_script",
         method="run_sandboxed_script",
         description="Run a script in a sandbox.",

@@ -5,8 +5,7 @@ from typing import Any, Protocol
 
 from pydantic import Field
 
-from .._runtime.dispatch import ToolSpec
-from .._runtime.models import SchemaModel
+from .._runtime import dispatch as _dispatch, models as _models
 
 SEARCH_WEB_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -64,7 +63,7 @@ SEARCH_WEB_OUTPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-class SearchWebArgsFiltersItem(SchemaModel):
+class SearchWebArgsFiltersItem(_models.SchemaModel):
     __json_schema_document__ = SEARCH_WEB_INPUT_SCHEMA
     __json_schema_pointer__ = "/properties/filters/items"
 
@@ -73,7 +72,7 @@ class SearchWebArgsFiltersItem(SchemaModel):
     values: list[str | int | float | bool] | None = None
 
 
-class SearchWebArgs(SchemaModel):
+class SearchWebArgs(_models.SchemaModel):
     """Arguments of the tool `search_web`."""
 
     __json_schema_document__ = SEARCH_WEB_INPUT_SCHEMA
@@ -85,7 +84,7 @@ class SearchWebArgs(SchemaModel):
     headers: dict[str, str] | None = None
 
 
-class SearchWebResultResultsItem(SchemaModel):
+class SearchWebResultResultsItem(_models.SchemaModel):
     __json_schema_document__ = SEARCH_WEB_OUTPUT_SCHEMA
     __json_schema_pointer__ = "/properties/results/items"
 
@@ -94,7 +93,7 @@ class SearchWebResultResultsItem(SchemaModel):
     score: float | None = None
 
 
-class SearchWebResult(SchemaModel):
+class SearchWebResult(_models.SchemaModel):
     """Result of the tool `search_web`."""
 
     __json_schema_document__ = SEARCH_WEB_OUTPUT_SCHEMA
@@ -134,8 +133,8 @@ class Tools(Protocol):
         ...
 
 
-TOOL_SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec(
+TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
+    _dispatch.ToolSpec(
         name="search_web",
         method="search_web",
         description="Searches the web.",

@@ -5,8 +5,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import ConfigDict
 
-from ..._runtime.dispatch import ContextArg, ToolSpec
-from ..._runtime.models import SchemaModel
+from ..._runtime import dispatch as _dispatch, models as _models
 
 DUNNING_LETTER_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -55,7 +54,7 @@ DUNNING_LETTER_INPUT_SCHEMA: dict[str, Any] = {
 DUNNING_LETTER_OUTPUT_SCHEMA: dict[str, Any] = {"type": "string"}
 
 
-class DunningLetterArgs(SchemaModel):
+class DunningLetterArgs(_models.SchemaModel):
     """Arguments of the tool `dunning_letter`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -102,8 +101,8 @@ from ...brimley.entities.invoice import Invoice  # noqa: E402
 
 DunningLetterArgs.model_rebuild()
 
-TOOL_SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec(
+TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
+    _dispatch.ToolSpec(
         name="dunning_letter",
         method="dunning_letter",
         description="Drafts a polite payment reminder for an overdue invoice.",
@@ -125,7 +124,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
             "template_engine": "jinja2",
         },
         context_args=(
-            ContextArg(
+            _dispatch.ContextArg(
                 name="signature",
                 path="config.billing.signature",
                 required=True,

@@ -6,8 +6,7 @@ from typing import Any, Protocol
 
 from pydantic import ConfigDict
 
-from ..._runtime.dispatch import ToolSpec
-from ..._runtime.models import SchemaModel
+from ..._runtime import dispatch as _dispatch, models as _models
 
 EXCHANGE_RATE_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -23,7 +22,7 @@ EXCHANGE_RATE_INPUT_SCHEMA: dict[str, Any] = {
 EXCHANGE_RATE_OUTPUT_SCHEMA: dict[str, Any] = {"type": "number"}
 
 
-class ExchangeRateArgs(SchemaModel):
+class ExchangeRateArgs(_models.SchemaModel):
     """Arguments of the tool `exchange_rate`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -53,8 +52,8 @@ class Tools(Protocol):
         ...
 
 
-TOOL_SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec(
+TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
+    _dispatch.ToolSpec(
         name="exchange_rate",
         method="exchange_rate",
         description="The exchange rate between two currencies on a day.",

@@ -6,8 +6,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import ConfigDict
 
-from ..._runtime.dispatch import ToolSpec
-from ..._runtime.models import SchemaModel
+from ..._runtime import dispatch as _dispatch, models as _models
 
 FORECAST_CASH_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -79,7 +78,7 @@ FORECAST_CASH_CONFIG_SCHEMA: dict[str, Any] = {
 }
 
 
-class ForecastCashArgs(SchemaModel):
+class ForecastCashArgs(_models.SchemaModel):
     """Arguments of the tool `forecast_cash`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -91,7 +90,7 @@ class ForecastCashArgs(SchemaModel):
     include_overdue: bool | None = None
 
 
-class ForecastCashResult(SchemaModel):
+class ForecastCashResult(_models.SchemaModel):
     """Result of the tool `forecast_cash`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -102,7 +101,7 @@ class ForecastCashResult(SchemaModel):
     invoices: list[Invoice]
 
 
-class ForecastCashConfig(SchemaModel):
+class ForecastCashConfig(_models.SchemaModel):
     """Instantiation configuration of the tool `forecast_cash`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -148,8 +147,8 @@ from ...brimley.entities.invoice import Invoice  # noqa: E402
 
 ForecastCashResult.model_rebuild()
 
-TOOL_SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec(
+TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
+    _dispatch.ToolSpec(
         name="forecast_cash",
         method="forecast_cash",
         description="Forecasts incoming cash from open invoices.",

@@ -5,8 +5,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict
 
-from ..._runtime import paths as _paths
-from ..._runtime.models import SchemaModel
+from ..._runtime import models as _models, paths as _paths
 
 HELP_PAGE_ARGS_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -20,7 +19,7 @@ HELP_PAGE_ARGS_SCHEMA: dict[str, Any] = {
 }
 
 
-class HelpPageArgs(SchemaModel):
+class HelpPageArgs(_models.SchemaModel):
     """Arguments of the resource `help_page`: the parameters of its path."""
 
     model_config = ConfigDict(extra="forbid")

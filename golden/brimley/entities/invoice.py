@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from ..._runtime.models import SchemaModel
+from ..._runtime import models as _models
 
 INVOICE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -38,7 +38,7 @@ INVOICE_SCHEMA: dict[str, Any] = {
 }
 
 
-class Invoice(SchemaModel):
+class Invoice(_models.SchemaModel):
     """One invoice of a customer account."""
 
     model_config = ConfigDict(extra="forbid")

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from ..._runtime.models import SchemaModel
+from ..._runtime import models as _models
 
 INVOICE_FILTER_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -29,7 +29,7 @@ INVOICE_FILTER_SCHEMA: dict[str, Any] = {
 }
 
 
-class InvoiceFilter(SchemaModel):
+class InvoiceFilter(_models.SchemaModel):
     """Which invoices to list."""
 
     model_config = ConfigDict(extra="forbid")

@@ -5,12 +5,10 @@ from typing import Any, Protocol, TYPE_CHECKING
 
 from pydantic import ConfigDict
 
-from ..._runtime import sql as _sql
-from ..._runtime.dispatch import ContextArg, ToolSpec
-from ..._runtime.models import SchemaModel
+from ..._runtime import dispatch as _dispatch, models as _models, sql as _sql
 
 if TYPE_CHECKING:
-    from sqlalchemy import Connection, CursorResult
+    import sqlalchemy as _sa
 
 GET_INVOICE_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -53,7 +51,7 @@ GET_INVOICE_OUTPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-class GetInvoiceArgs(SchemaModel):
+class GetInvoiceArgs(_models.SchemaModel):
     """Arguments of the tool `get_invoice`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -85,8 +83,8 @@ def bind_get_invoice(args: GetInvoiceArgs, context: Any = None) -> dict[str, Any
 
 
 def execute_get_invoice(
-    conn: Connection, args: GetInvoiceArgs, context: Any = None
-) -> CursorResult[Any]:
+    conn: _sa.Connection, args: GetInvoiceArgs, context: Any = None
+) -> _sa.CursorResult[Any]:
     """Run GET_INVOICE_SQL with the arguments bound; SQLAlchemy's result (its row count, its raw rows)."""
     return _sql.execute(
         conn,
@@ -98,7 +96,7 @@ def execute_get_invoice(
 
 
 def get_invoice(
-    conn: Connection, args: GetInvoiceArgs, context: Any = None
+    conn: _sa.Connection, args: GetInvoiceArgs, context: Any = None
 ) -> Invoice | None:
     """One invoice by its number, or nothing."""
     result = execute_get_invoice(conn, args, context)
@@ -133,8 +131,8 @@ class Tools(Protocol):
 # Imported last, so that spec files may refer to each other in cycles.
 from ...brimley.entities.invoice import Invoice  # noqa: E402
 
-TOOL_SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec(
+TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
+    _dispatch.ToolSpec(
         name="get_invoice",
         method="get_invoice",
         description="One invoice by its number, or nothing.",
@@ -143,7 +141,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         output_schema=GET_INVOICE_OUTPUT_SCHEMA,
         result_type=Invoice | None,
         context_args=(
-            ContextArg(
+            _dispatch.ContextArg(
                 name="tenant_id",
                 path="app.tenant.id",
                 required=True,

@@ -6,12 +6,10 @@ from typing import Any, Literal, Protocol, TYPE_CHECKING
 
 from pydantic import ConfigDict, Field
 
-from ..._runtime import sql as _sql
-from ..._runtime.dispatch import ContextArg, ToolSpec
-from ..._runtime.models import SchemaModel
+from ..._runtime import dispatch as _dispatch, models as _models, sql as _sql
 
 if TYPE_CHECKING:
-    from sqlalchemy import Connection, CursorResult
+    import sqlalchemy as _sa
 
 LIST_INVOICES_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -73,7 +71,7 @@ LIST_INVOICES_OUTPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-class ListInvoicesArgs(SchemaModel):
+class ListInvoicesArgs(_models.SchemaModel):
     """Arguments of the tool `list_invoices`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -119,8 +117,8 @@ def bind_list_invoices(args: ListInvoicesArgs, context: Any = None) -> dict[str,
 
 
 def execute_list_invoices(
-    conn: Connection, args: ListInvoicesArgs, context: Any = None
-) -> CursorResult[Any]:
+    conn: _sa.Connection, args: ListInvoicesArgs, context: Any = None
+) -> _sa.CursorResult[Any]:
     """Run LIST_INVOICES_SQL with the arguments bound; SQLAlchemy's result (its row count, its raw rows)."""
     return _sql.execute(
         conn,
@@ -138,7 +136,7 @@ def execute_list_invoices(
 
 
 def list_invoices(
-    conn: Connection, args: ListInvoicesArgs, context: Any = None
+    conn: _sa.Connection, args: ListInvoicesArgs, context: Any = None
 ) -> list[Invoice]:
     """Invoices of some accounts, newest first."""
     result = execute_list_invoices(conn, args, context)
@@ -173,8 +171,8 @@ class Tools(Protocol):
 # Imported last, so that spec files may refer to each other in cycles.
 from ...brimley.entities.invoice import Invoice  # noqa: E402
 
-TOOL_SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec(
+TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
+    _dispatch.ToolSpec(
         name="list_invoices",
         method="list_invoices",
         description="Invoices of some accounts, newest first.",
@@ -183,7 +181,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         output_schema=LIST_INVOICES_OUTPUT_SCHEMA,
         result_type=list[Invoice],
         context_args=(
-            ContextArg(
+            _dispatch.ContextArg(
                 name="tenant_id",
                 path="app.tenant.id",
                 required=True,

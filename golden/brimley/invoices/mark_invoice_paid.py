@@ -6,12 +6,10 @@ from typing import Any, Protocol, TYPE_CHECKING
 
 from pydantic import ConfigDict
 
-from ..._runtime import sql as _sql
-from ..._runtime.dispatch import ContextArg, ToolSpec
-from ..._runtime.models import SchemaModel
+from ..._runtime import dispatch as _dispatch, models as _models, sql as _sql
 
 if TYPE_CHECKING:
-    from sqlalchemy import Connection, CursorResult
+    import sqlalchemy as _sa
 
 MARK_INVOICE_PAID_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -24,7 +22,7 @@ MARK_INVOICE_PAID_INPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-class MarkInvoicePaidArgs(SchemaModel):
+class MarkInvoicePaidArgs(_models.SchemaModel):
     """Arguments of the tool `mark_invoice_paid`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -60,8 +58,8 @@ def bind_mark_invoice_paid(
 
 
 def execute_mark_invoice_paid(
-    conn: Connection, args: MarkInvoicePaidArgs, context: Any = None
-) -> CursorResult[Any]:
+    conn: _sa.Connection, args: MarkInvoicePaidArgs, context: Any = None
+) -> _sa.CursorResult[Any]:
     """Run MARK_INVOICE_PAID_SQL with the arguments bound; SQLAlchemy's result (its row count, its raw rows)."""
     return _sql.execute(
         conn,
@@ -73,7 +71,7 @@ def execute_mark_invoice_paid(
 
 
 def mark_invoice_paid(
-    conn: Connection, args: MarkInvoicePaidArgs, context: Any = None
+    conn: _sa.Connection, args: MarkInvoicePaidArgs, context: Any = None
 ) -> None:
     """Records the payment of an open invoice."""
     execute_mark_invoice_paid(conn, args, context).close()
@@ -90,8 +88,8 @@ class Tools(Protocol):
     # SQL tools are not here: codegen implements them (mark_invoice_paid).
 
 
-TOOL_SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec(
+TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
+    _dispatch.ToolSpec(
         name="mark_invoice_paid",
         method="mark_invoice_paid",
         description="Records the payment of an open invoice.",
@@ -99,7 +97,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         input_schema=MARK_INVOICE_PAID_INPUT_SCHEMA,
         result_type=None,
         context_args=(
-            ContextArg(
+            _dispatch.ContextArg(
                 name="tenant_id",
                 path="app.tenant.id",
                 required=True,

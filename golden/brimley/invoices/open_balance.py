@@ -6,12 +6,10 @@ from typing import Any, Protocol, TYPE_CHECKING
 
 from pydantic import ConfigDict
 
-from ..._runtime import sql as _sql
-from ..._runtime.dispatch import ContextArg, ToolSpec
-from ..._runtime.models import SchemaModel
+from ..._runtime import dispatch as _dispatch, models as _models, sql as _sql
 
 if TYPE_CHECKING:
-    from sqlalchemy import Connection, CursorResult
+    import sqlalchemy as _sa
 
 OPEN_BALANCE_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -23,7 +21,7 @@ OPEN_BALANCE_INPUT_SCHEMA: dict[str, Any] = {
 OPEN_BALANCE_OUTPUT_SCHEMA: dict[str, Any] = {"type": "number", "format": "decimal"}
 
 
-class OpenBalanceArgs(SchemaModel):
+class OpenBalanceArgs(_models.SchemaModel):
     """Arguments of the tool `open_balance`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -55,8 +53,8 @@ def bind_open_balance(args: OpenBalanceArgs, context: Any = None) -> dict[str, A
 
 
 def execute_open_balance(
-    conn: Connection, args: OpenBalanceArgs, context: Any = None
-) -> CursorResult[Any]:
+    conn: _sa.Connection, args: OpenBalanceArgs, context: Any = None
+) -> _sa.CursorResult[Any]:
     """Run OPEN_BALANCE_SQL with the arguments bound; SQLAlchemy's result (its row count, its raw rows)."""
     return _sql.execute(
         conn,
@@ -68,7 +66,7 @@ def execute_open_balance(
 
 
 def open_balance(
-    conn: Connection, args: OpenBalanceArgs, context: Any = None
+    conn: _sa.Connection, args: OpenBalanceArgs, context: Any = None
 ) -> _decimal.Decimal:
     """The total still owed by one account."""
     result = execute_open_balance(conn, args, context)
@@ -87,8 +85,8 @@ class Tools(Protocol):
     # SQL tools are not here: codegen implements them (open_balance).
 
 
-TOOL_SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec(
+TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
+    _dispatch.ToolSpec(
         name="open_balance",
         method="open_balance",
         description="The total still owed by one account.",
@@ -97,7 +95,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         output_schema=OPEN_BALANCE_OUTPUT_SCHEMA,
         result_type=_decimal.Decimal,
         context_args=(
-            ContextArg(
+            _dispatch.ContextArg(
                 name="tenant_id",
                 path="app.tenant.id",
                 required=True,

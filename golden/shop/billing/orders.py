@@ -6,8 +6,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import ConfigDict, Field
 
-from ..._runtime.dispatch import ToolSpec
-from ..._runtime.models import SchemaModel
+from ..._runtime import dispatch as _dispatch, models as _models
 
 GET_ORDERS_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -96,7 +95,7 @@ CANCEL_ORDER_INPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-class GetOrdersArgs(SchemaModel):
+class GetOrdersArgs(_models.SchemaModel):
     """Arguments of the tool `get_orders`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -109,7 +108,7 @@ class GetOrdersArgs(SchemaModel):
     since: _dt.date | None = None
 
 
-class CancelOrderArgs(SchemaModel):
+class CancelOrderArgs(_models.SchemaModel):
     """Arguments of the tool `cancel_order`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -165,8 +164,8 @@ class Tools(Protocol):
 # Imported last, so that spec files may refer to each other in cycles.
 from ...shop.entities.order import Order  # noqa: E402
 
-TOOL_SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec(
+TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
+    _dispatch.ToolSpec(
         name="get_orders",
         method="get_orders",
         description="List a customer's orders, newest first.",
@@ -175,7 +174,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         output_schema=GET_ORDERS_OUTPUT_SCHEMA,
         result_type=list[Order],
     ),
-    ToolSpec(
+    _dispatch.ToolSpec(
         name="cancel_order",
         method="cancel_order",
         description="Cancel an order that has not shipped yet.",

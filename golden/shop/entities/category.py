@@ -5,7 +5,7 @@ from typing import Any
 
 from pydantic import ConfigDict
 
-from ..._runtime.models import SchemaModel
+from ..._runtime import models as _models
 
 CATEGORY_SCHEMA: dict[str, Any] = {
     "title": "Category",
@@ -20,7 +20,7 @@ CATEGORY_SCHEMA: dict[str, Any] = {
 }
 
 
-class Category(SchemaModel):
+class Category(_models.SchemaModel):
     """A product category; categories nest (a recursive schema)."""
 
     model_config = ConfigDict(extra="forbid")

@@ -5,7 +5,7 @@ from typing import Any
 
 from pydantic import ConfigDict
 
-from ..._runtime.models import SchemaModel
+from ..._runtime import models as _models
 
 CUSTOMER_SCHEMA: dict[str, Any] = {
     "title": "Customer",
@@ -21,7 +21,7 @@ CUSTOMER_SCHEMA: dict[str, Any] = {
 }
 
 
-class Customer(SchemaModel):
+class Customer(_models.SchemaModel):
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = CUSTOMER_SCHEMA
     __json_schema_pointer__ = ""

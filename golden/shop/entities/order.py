@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict
 
-from ..._runtime.models import SchemaModel
+from ..._runtime import models as _models
 
 ORDER_SCHEMA: dict[str, Any] = {
     "title": "Order",
@@ -52,7 +52,7 @@ ORDER_SCHEMA: dict[str, Any] = {
 }
 
 
-class Line(SchemaModel):
+class Line(_models.SchemaModel):
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = ORDER_SCHEMA
     __json_schema_pointer__ = "/$defs/Line"
@@ -61,7 +61,7 @@ class Line(SchemaModel):
     quantity: int
 
 
-class Order(SchemaModel):
+class Order(_models.SchemaModel):
     """One customer order."""
 
     model_config = ConfigDict(extra="forbid")

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, Protocol, TypedDict
 
-from ._runtime import exports as _exports
-from ._runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec, run_tool
+from ._runtime import dispatch as _dispatch, exports as _exports
+from ._runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec
+from . import forecast as _forecast
 from . import greeting as _greeting
 from . import saved_forecasts as _saved_forecasts
 from . import weather as _weather
@@ -65,7 +66,7 @@ def dispatch(
     (`export_tools`): its tool names are accepted, and "openai" strict-mode arguments are read back first.
     Failures come back as a `ToolResult` whose `error` an LLM can read; no traceback reaches the caller.
     """
-    return run_tool(
+    return _dispatch.run_tool(
         TOOLS, name, arguments, impl, context, config=config, flavour=flavour
     )
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import ConfigDict
 
-from ._runtime.models import SchemaModel
+from ._runtime import models as _models
 
 FORECAST_SCHEMA: dict[str, Any] = {
     "title": "Forecast",
@@ -22,7 +22,7 @@ FORECAST_SCHEMA: dict[str, Any] = {
 }
 
 
-class Forecast(SchemaModel):
+class Forecast(_models.SchemaModel):
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = FORECAST_SCHEMA
     __json_schema_pointer__ = ""

@@ -5,8 +5,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import ConfigDict, Field
 
-from ._runtime.dispatch import ToolSpec
-from ._runtime.models import SchemaModel
+from ._runtime import dispatch as _dispatch, models as _models
 
 GREET_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -21,7 +20,7 @@ GREET_INPUT_SCHEMA: dict[str, Any] = {
 GREET_OUTPUT_SCHEMA: dict[str, Any] = {"type": "string"}
 
 
-class GreetArgs(SchemaModel):
+class GreetArgs(_models.SchemaModel):
     """Arguments of the tool `greet`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -52,8 +51,8 @@ class Tools(Protocol):
         ...
 
 
-TOOL_SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec(
+TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
+    _dispatch.ToolSpec(
         name="greet",
         method="greet",
         description="Greets a person by name, optionally in a given language.",

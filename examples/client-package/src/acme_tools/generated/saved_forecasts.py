@@ -5,12 +5,10 @@ from typing import Any, Protocol, TYPE_CHECKING
 
 from pydantic import ConfigDict
 
-from ._runtime import sql as _sql
-from ._runtime.dispatch import ToolSpec
-from ._runtime.models import SchemaModel
+from ._runtime import dispatch as _dispatch, models as _models, sql as _sql
 
 if TYPE_CHECKING:
-    from sqlalchemy import Connection, CursorResult
+    import sqlalchemy as _sa
 
 SAVED_FORECASTS_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -42,7 +40,7 @@ SAVED_FORECASTS_OUTPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-class SavedForecastsArgs(SchemaModel):
+class SavedForecastsArgs(_models.SchemaModel):
     """Arguments of the tool `saved_forecasts`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -74,8 +72,8 @@ def bind_saved_forecasts(
 
 
 def execute_saved_forecasts(
-    conn: Connection, args: SavedForecastsArgs, context: Any = None
-) -> CursorResult[Any]:
+    conn: _sa.Connection, args: SavedForecastsArgs, context: Any = None
+) -> _sa.CursorResult[Any]:
     """Run SAVED_FORECASTS_SQL with the arguments bound; SQLAlchemy's result (its row count, its raw rows)."""
     return _sql.execute(
         conn,
@@ -87,7 +85,7 @@ def execute_saved_forecasts(
 
 
 def saved_forecasts(
-    conn: Connection, args: SavedForecastsArgs, context: Any = None
+    conn: _sa.Connection, args: SavedForecastsArgs, context: Any = None
 ) -> list[Forecast]:
     """Forecasts saved for a city, newest first."""
     result = execute_saved_forecasts(conn, args, context)
@@ -111,8 +109,8 @@ class Tools(Protocol):
 # Imported last, so that spec files may refer to each other in cycles.
 from .forecast import Forecast  # noqa: E402
 
-TOOL_SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec(
+TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
+    _dispatch.ToolSpec(
         name="saved_forecasts",
         method="saved_forecasts",
         description="Forecasts saved for a city, newest first.",

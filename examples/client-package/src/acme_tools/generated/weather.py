@@ -5,8 +5,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import ConfigDict, Field
 
-from ._runtime.dispatch import ToolSpec
-from ._runtime.models import SchemaModel
+from ._runtime import dispatch as _dispatch, models as _models
 
 GET_FORECAST_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -28,7 +27,7 @@ GET_FORECAST_INPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-class GetForecastArgs(SchemaModel):
+class GetForecastArgs(_models.SchemaModel):
     """Arguments of the tool `get_forecast`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -68,8 +67,8 @@ class Tools(Protocol):
         ...
 
 
-TOOL_SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec(
+TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
+    _dispatch.ToolSpec(
         name="get_forecast",
         method="get_forecast",
         description="Daily weather forecast for a city.",

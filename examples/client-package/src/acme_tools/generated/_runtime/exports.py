@@ -176,6 +176,8 @@ _TYPE_KEYWORDS = {
 _TYPE_KEYWORDS["integer"] = _TYPE_KEYWORDS["number"]
 _ALL_TYPE_KEYWORDS = frozenset().union(*_TYPE_KEYWORDS.values())
 _MAX_REF_HOPS = 64
+# Elements of one tool's XML after which a definition already shown is named instead of repeated.
+_XML_BUDGET = 200
 # Characters XML 1.0 cannot carry at all, not even as character references.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -1080,6 +1082,13 @@ def _set_constraints(
 class _Xml:
     def __init__(self, root: Mapping[str, Any]) -> None:
         self.root = root
+        self.elements = 0
+        # Definitions already shown in full: past the budget, a `$ref` to one is named, not repeated, so
+        # a chain of definitions each using the next twice cannot double the document at every link.
+        self.expanded: set[str] = set()
+        self.types: dict[str, str] = (
+            {}
+        )  # type_of a bare `$ref`, by pointer ("" while being worked out)
 
     def members(self, parent: ET.Element, schema: Any, stack: list[str]) -> None:
         schema, _ = self.follow(schema, stack)
@@ -1090,9 +1099,12 @@ class _Xml:
             if sub is not False:
                 self.node(parent, "arg", sub, stack, name, name in required)
 
-    def follow(self, schema: Any, stack: list[str]) -> tuple[Any, str | None]:
+    def follow(
+        self, schema: Any, stack: list[str], sharing: bool = False
+    ) -> tuple[Any, str | None]:
         """Through `$ref`s (the referring schema's own keywords win) and nullable alternatives
         (`anyOf [X, null]` shows as X admitting null): (the target, the name of the last `$ref` followed).
+        With `sharing`, stop at a definition already expanded once the element budget is spent.
         """
         name = None
         for _ in range(_MAX_REF_HOPS):
@@ -1107,6 +1119,8 @@ class _Xml:
             pointer = _pointer(schema["$ref"])
             target = _resolve(self.root, schema["$ref"])
             if target is None or pointer is None or pointer in stack:
+                break
+            if sharing and pointer in self.expanded and self.elements >= _XML_BUDGET:
                 break
             stack.append(pointer)
             name = _last_token(pointer) or None
@@ -1124,9 +1138,13 @@ class _Xml:
         required: bool | None = None,
     ) -> None:
         depth = len(stack)
-        schema, ref_name = self.follow(original, stack)
-        cycle = isinstance(schema, Mapping) and _pointer_of(schema) in stack
+        schema, ref_name = self.follow(original, stack, sharing=True)
+        self.expanded.update(stack[depth:])
+        pointer = _pointer_of(schema) if isinstance(schema, Mapping) else None
+        # An enclosing element's structure, or one shown before: named, not repeated.
+        cycle = pointer is not None and (pointer in stack or pointer in self.expanded)
         element = ET.SubElement(parent, tag)
+        self.elements += 1
         if name is not None:
             element.set("name", _xml_text(name))
         shown = _resolve(self.root, schema["$ref"]) if cycle else schema
@@ -1144,7 +1162,7 @@ class _Xml:
             element.set("default", _xml_text(_plain_text(schema["default"])))
         _set_constraints(element, schema)
         values = _enum_values(schema)
-        if cycle:  # the same structure as an enclosing element: named, not repeated
+        if cycle:
             if not ref_name:
                 target = _pointer_of(schema) or ""
                 element.set("schema", _xml_text(_last_token(target) or "(root)"))
@@ -1177,13 +1195,23 @@ class _Xml:
                 found: list[str] = []
                 for keyword in ("anyOf", "oneOf"):
                     for alternative in schema.get(keyword) or []:
-                        for kind in self.type_of(self.follow(alternative, [])[0]).split(
-                            "|"
-                        ):
+                        for kind in self.alternative_type(alternative).split("|"):
                             if kind not in found:
                                 found.append(kind)
                 types = found if found and "any" not in found else ["any"]
         return "|".join(types)
+
+    def alternative_type(self, alternative: Any) -> str:
+        """type_of an alternative, once per definition a bare `$ref` names (so nested alternatives
+        referring to the same definition cost nothing, and a definition among its own alternatives is "any").
+        """
+        pointer = _pointer_of(alternative) if isinstance(alternative, Mapping) else None
+        if pointer is None or len(alternative) != 1:
+            return self.type_of(self.follow(alternative, [])[0])
+        if pointer not in self.types:
+            self.types[pointer] = ""
+            self.types[pointer] = self.type_of(self.follow(alternative, [])[0])
+        return self.types[pointer] or "any"
 
     @staticmethod
     def simple_object(schema: Mapping[str, Any]) -> bool:

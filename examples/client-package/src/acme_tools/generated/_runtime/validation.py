@@ -3,8 +3,10 @@
 The compiler copies this file verbatim into every generated package (as
 ``_validation.py``): a model's ``model_validator(mode="before")`` calls
 :func:`validate` so that the model accepts exactly the instances its emitted
-JSON Schema accepts.  Hence: standard library only, no import-time work beyond
-compiling constant regexes, and messages written for an LLM fixing its call.
+JSON Schema accepts.  Hence: standard library only (plus pydantic-core, which
+Pydantic ships, for linear-time pattern matching, imported on first use), no
+import-time work beyond compiling constant regexes, and messages written for an
+LLM fixing its call.
 
 Instances are JSON values as Python holds them: ``None``, ``bool`` (never a
 number), ``int``, ``float`` / ``Decimal`` (integral values are integers too),
@@ -21,10 +23,18 @@ Deliberate choices beyond plain draft 2020-12:
   date-time that is also a real calendar date and time (so leap seconds are
   rejected), because the compiler maps those to ``datetime.date`` /
   ``datetime.datetime`` and both layers must agree.
-* ``pattern`` uses Python ``re.search``, except that an unescaped ``$``
-  outside a character class means end of input, as in ECMA-262 (and in the
-  Rust regex engine Pydantic uses), not "end or before a final newline", and
-  ``\\p{...}`` general-category escapes are supported.
+* ``pattern`` answers as Python ``re.search`` does, except that an unescaped
+  ``$`` outside a character class means end of input, as in ECMA-262, not
+  "end or before a final newline", and ``\\p{...}`` general-category escapes
+  are supported.  But matching never backtracks: it runs on the Rust regex
+  engine inside pydantic-core, in time linear in the text, and patterns that
+  need backtracking (backreferences, lookaround, possessive quantifiers,
+  atomic groups), Unicode ``\\b`` or are too large are refused (see
+  :func:`compile_pattern`).  Text with lone surrogates, which Rust cannot
+  hold, is matched with U+FFFD in their place when the pattern cannot tell
+  the two apart, and fails the pattern otherwise.
+* Numbers with more than 4300 digits (Python's own limit for int <-> text)
+  are refused; exponents may be anything (``multipleOf`` never expands them).
 * Remote references are never fetched: a ``$ref`` can reach the document
   itself (``$id``, ``$anchor``, ``$dynamicAnchor``, JSON pointers) and the
   embedded draft 2020-12 meta-schemas.
@@ -43,16 +53,27 @@ import math
 import re
 import sys
 import unicodedata
+from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
-from fractions import Fraction
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard
 from urllib.parse import unquote
 from uuid import UUID
 
-__all__ = ["Problem", "compile_pattern", "is_valid", "validate"]
+if TYPE_CHECKING:
+    from pydantic_core import SchemaValidator
+
+__all__ = [
+    "Matcher",
+    "PatternError",
+    "Problem",
+    "UnsupportedPattern",
+    "compile_pattern",
+    "is_valid",
+    "validate",
+]
 
 # Deepest array/object nesting accepted in an instance.  Evaluation recurses
 # per level, so the limit keeps us well inside Python's recursion limit even
@@ -61,6 +82,13 @@ _MAX_DEPTH = 64
 # Bounds for the identity-keyed caches (schemas are normally module constants).
 _MAX_CACHED_SCHEMAS = 256
 _MAX_CACHED_PATTERNS = 1024
+# Python's own bound on int <-> text conversion (sys.int_info): data numbers
+# with more digits are refused, which keeps arithmetic on them cheap whatever
+# their exponent (Decimal("1e10000000") is fine, it is never expanded).
+_MAX_DIGITS = 4300
+# Integers longer than this are described, not printed (Python refuses to
+# convert ints of more than 4300 digits to text).
+_MAX_SHOWN_BITS = 10_000
 # Base URI of a root document without "$id"; only needs to be absolute.
 _DEFAULT_BASE = "urn:x-codegen:schema"
 _META_PREFIX = "https://json-schema.org/draft/2020-12/"
@@ -254,13 +282,26 @@ def is_valid(
     return not _run(instance, schema, pointer, fail_fast=True)
 
 
-def compile_pattern(pattern: str) -> re.Pattern[str]:
+def compile_pattern(pattern: str) -> Matcher:
     """Compile a JSON Schema ``pattern`` the way this validator applies it.
 
-    Raises ``re.error`` for patterns Python cannot compile, so a compiler can
-    report them up front instead of every call failing at run time.
+    Raises :class:`PatternError` (an ``re.error``) for patterns Python cannot
+    compile and for those that need backtracking (backreferences, lookaround)
+    or are too large, so a compiler can report them up front instead of every
+    call failing at run time.  Results are cached.
     """
-    return re.compile(_translate_pattern(pattern))
+    found = _PATTERNS.get(pattern)
+    if found is None:
+        if len(_PATTERNS) >= _MAX_CACHED_PATTERNS:
+            _PATTERNS.clear()
+        try:
+            found = _compile_pattern(pattern)
+        except PatternError as error:
+            found = error
+        _PATTERNS[pattern] = found
+    if isinstance(found, PatternError):
+        raise found
+    return found
 
 
 # --------------------------------------------------------------------------
@@ -310,9 +351,12 @@ def _check_data(instance: object, fail_fast: bool) -> list[Problem]:
     stack: list[tuple[object, _Loc | None, int]] = [(instance, None, 0)]
     while stack:
         value, loc, depth = stack.pop()
-        if value is None or isinstance(value, (str, int, date, UUID)):
+        if isinstance(value, (int, Decimal)) and _too_long(value):
+            message = f"numbers of more than {_MAX_DIGITS} digits are not accepted"
+            problems.append(Problem(_path(loc), message, "type"))
+        elif value is None or isinstance(value, (str, int, date, UUID)):
             continue  # bool is an int; datetime is a date
-        if isinstance(value, float):
+        elif isinstance(value, float):
             if not math.isfinite(value):
                 problems.append(
                     Problem(_path(loc), f"{value} is not a JSON number", "type")
@@ -654,7 +698,8 @@ def _as_count(value: object) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     if isinstance(value, (float, Decimal)) and _is_integral(value):
-        return int(value)
+        # Beyond sys.maxsize no length differs, and 1e10000000 stays cheap.
+        return int(max(min(value, sys.maxsize), -sys.maxsize))
     return None
 
 
@@ -668,16 +713,50 @@ def _aligned(a: Any, b: Any) -> tuple[Any, Any]:
     return a, b
 
 
-def _fraction(value: int | float | Decimal) -> Fraction:
-    # A float stands for its shortest decimal literal, so 0.0075 is a
-    # multiple of 0.0001 and 1e308 / 0.123456789 cannot overflow.
-    return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+def _decimal_parts(value: int | float | Decimal) -> tuple[int, int]:
+    """``(coefficient, exponent)`` with value == coefficient * 10**exponent.
+    A float stands for its shortest decimal literal, so 0.0075 is a multiple
+    of 0.0001 and 1e308 / 0.123456789 cannot overflow."""
+    if isinstance(value, int):
+        return value, 0
+    if isinstance(value, float):
+        value = Decimal(repr(value))
+    sign, digits, exponent = value.as_tuple()
+    assert isinstance(exponent, int)  # finite: non-numbers were refused
+    coefficient = int(Decimal((0, digits, 0)))
+    return (-coefficient if sign else coefficient), exponent
+
+
+def _too_long(value: int | Decimal) -> bool:
+    if isinstance(value, int):
+        return value.bit_length() > _MAX_DIGITS * 3.33  # log2(10) bits per digit
+    return len(value.as_tuple().digits) > _MAX_DIGITS
 
 
 def _is_multiple(value: int | float | Decimal, divisor: int | float | Decimal) -> bool:
+    """Whether value / divisor is an integer, in time bounded by the digits of
+    both, whatever their exponents (1e10000000 is never expanded)."""
     if isinstance(value, int) and isinstance(divisor, int):
         return value % divisor == 0
-    return (_fraction(value) / _fraction(divisor)).denominator == 1
+    coefficient, exponent = _decimal_parts(value)
+    divisor_coefficient, divisor_exponent = _decimal_parts(divisor)
+    if coefficient == 0:
+        return True
+    shift = exponent - divisor_exponent  # value / divisor = c * 10**shift / d
+    if shift < 0:
+        if -shift >= abs(coefficient).bit_length():
+            return False  # 0 < |c| < 10**-shift: no multiple of 10**-shift
+        scale: int = 10**-shift
+        return coefficient % (divisor_coefficient * scale) == 0
+    # d divides c * 10**shift iff its part prime to 10 divides c and its
+    # factors 2 and 5 beyond the shift divide c too.
+    rest, fives = abs(divisor_coefficient), 0
+    twos = (rest & -rest).bit_length() - 1
+    rest >>= twos
+    while rest % 5 == 0:
+        rest, fives = rest // 5, fives + 1
+    needed: int = 2 ** max(0, twos - shift) * 5 ** max(0, fives - shift) * rest
+    return coefficient % needed == 0
 
 
 def _key(value: object) -> object:
@@ -688,8 +767,8 @@ def _key(value: object) -> object:
     if value is None or isinstance(value, (str, int, float)):
         return value  # numbers of different types already compare by value
     if isinstance(value, Decimal):
-        if value.is_finite() and _is_integral(value):
-            return int(value)
+        if _is_integral(value):
+            return value  # equal to (and hashed as) the int, never expanded
         as_float = float(value)
         # Same JSON literal as a float (Decimal("0.1") vs 0.1): use the float.
         return as_float if Decimal(repr(as_float)) == value else value
@@ -715,6 +794,8 @@ def _render(value: object) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and value.bit_length() > _MAX_SHOWN_BITS:
+        return f"an integer of {value.bit_length()} bits"  # str() would refuse it
     if isinstance(value, (int, float, Decimal)):
         return str(value)
     if isinstance(value, (date, UUID)):
@@ -772,23 +853,391 @@ def _valid_date_time(text: str) -> bool:
     return True
 
 
-_PATTERNS: dict[str, re.Pattern[str] | None] = {}
+class PatternError(re.error):
+    """A ``pattern`` that cannot be compiled, or that is refused because it
+    needs a backtracking matcher; ``pos`` is an offset into the pattern."""
 
 
-def _pattern(pattern: str) -> re.Pattern[str] | None:
-    """Cached :func:`compile_pattern`; None when Python cannot compile it."""
+class UnsupportedPattern(PatternError):
+    """A valid pattern this validator refuses: it needs backtracking
+    (backreferences, lookaround) or is too large for the linear matcher."""
+
+
+class Matcher:
+    """A compiled ``pattern``; :meth:`search` takes time linear in the text.
+
+    Matching runs on the Rust ``regex`` crate inside pydantic-core, which
+    never backtracks.  Every atom that matches a character is spelt out as an
+    explicit set of code points computed with Python's ``re`` itself, so the
+    verdict is that of ``re.search`` (with ``$`` as end of input).
+    """
+
+    __slots__ = ("pattern", "_validator", "_surrogates_as_fffd")
+
+    def __init__(self, pattern: str, rust: str, surrogates_as_fffd: bool) -> None:
+        self.pattern = pattern
+        self._validator = _rust_validator(rust, pattern)
+        self._surrogates_as_fffd = surrogates_as_fffd
+
+    def search(self, text: str) -> bool:
+        """Whether the pattern matches somewhere in *text*."""
+        if not text.isascii() and _SURROGATE.search(text):
+            # Rust text cannot hold lone surrogates.  When every set of the
+            # pattern treats them as it treats U+FFFD, that stand-in gives the
+            # same verdict; otherwise such text is refused.
+            if not self._surrogates_as_fffd:
+                return False
+            text = _SURROGATE.sub("\ufffd", text)
+        return self._validator.isinstance_python(text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_PATTERNS: dict[str, Matcher | PatternError] = {}
+
+
+def _pattern(pattern: str) -> Matcher | None:
+    """Cached :func:`compile_pattern`; None when the pattern is refused."""
     try:
-        return _PATTERNS[pattern]
-    except KeyError:
-        pass
-    if len(_PATTERNS) >= _MAX_CACHED_PATTERNS:
-        _PATTERNS.clear()
+        return compile_pattern(pattern)
+    except PatternError:
+        return None
+
+
+def _compile_pattern(pattern: str) -> Matcher:
     try:
-        compiled: re.Pattern[str] | None = compile_pattern(pattern)
-    except (re.error, OverflowError, RecursionError):
-        compiled = None
-    _PATTERNS[pattern] = compiled
-    return compiled
+        # Python's parser is the judge of syntax (and of its error messages).
+        re.compile(_translate_pattern(pattern))
+    except re.error as error:
+        raise PatternError(error.msg, pattern, error.pos) from None
+    except (OverflowError, RecursionError) as error:
+        raise UnsupportedPattern(f"too large or too deeply nested ({error})") from None
+    translation = _Translation(pattern)
+    rust = translation.run()
+    return Matcher(pattern, rust, translation.surrogates_as_fffd)
+
+
+def _rust_validator(rust: str, pattern: str) -> SchemaValidator:
+    # Imported on first use: the compiler imports this module too.
+    from pydantic_core import SchemaError, SchemaValidator, core_schema
+
+    try:
+        schema = core_schema.str_schema(pattern=rust, regex_engine="rust-regex")
+    except TypeError:  # pydantic-core before 2.11 has the Rust engine only
+        schema = core_schema.str_schema(pattern=rust)
+    try:
+        return SchemaValidator(schema)
+    except SchemaError as error:
+        reason = str(error).strip().splitlines()[-1].strip()
+        raise UnsupportedPattern(
+            f"too large for the linear-time matcher ({reason})", pattern, 0
+        ) from None
+
+
+# A set of code points: sorted, disjoint, non-adjacent inclusive ranges.
+_Ranges = tuple[tuple[int, int], ...]
+_EVERYTHING: _Ranges = ((0, sys.maxunicode),)
+_NOT_NEWLINE: _Ranges = ((0, 9), (11, sys.maxunicode))
+_REPEAT = re.compile(r"\{([0-9]*)(?:(,)([0-9]*))?\}")
+_FLAG_GROUP = re.compile(r"\(\?([aiLmsux]*)(?:-([imsx]*))?([:)])")
+_FLAG_BITS = {"a": re.A, "i": re.I, "m": re.M, "s": re.S, "u": 0}
+_CONTROL_ESCAPES = {"a": 7, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11}
+_HEX_DIGITS = {"x": 2, "u": 4, "U": 8}
+_OCTAL = re.compile(r"[0-7]{1,3}")
+_NAMED = re.compile(r"N\{([^}]*)\}")
+_REFUSED_GROUPS = (
+    ("(?P=", "backreferences need a backtracking matcher"),
+    ("(?=", "lookahead needs a backtracking matcher"),
+    ("(?!", "lookahead needs a backtracking matcher"),
+    ("(?<=", "lookbehind needs a backtracking matcher"),
+    ("(?<!", "lookbehind needs a backtracking matcher"),
+    ("(?>", "atomic groups need a backtracking matcher"),
+    ("(?(", "conditional groups need a backtracking matcher"),
+)
+
+
+class _Translation:
+    """Rewrites a pattern that Python's ``re`` has accepted into Rust
+    ``regex`` syntax with the same meaning, or refuses it.  Flags are applied
+    here, so the output is flag-free: sets, anchors, groups and counts."""
+
+    def __init__(self, pattern: str) -> None:
+        self.src = pattern
+        self.pos = 0
+        self.out: list[str] = []
+        self.flags = 0
+        self.saved: list[int] = []
+        self.surrogates_as_fffd = True
+
+    def refuse(self, message: str, at: int | None = None) -> NoReturn:
+        raise UnsupportedPattern(message, self.src, self.pos if at is None else at)
+
+    def run(self) -> str:
+        self._leading_flags()
+        src = self.src
+        while self.pos < len(src):
+            char = src[self.pos]
+            if char == "(":
+                self._open()
+            elif char == ")":
+                self.flags = self.saved.pop()
+                self._emit(")", 1)
+            elif char in "|*+?":
+                self._emit(char, 1)
+                if char != "|":
+                    self._after_quantifier()
+            elif char == "{":
+                self._brace()
+            elif char == "^":
+                self._emit("(?m:^)" if self.flags & re.M else "\\A", 1)
+            elif char == "$":
+                self._emit("\\z", 1)  # end of input, as in ECMA-262
+            elif char == ".":
+                self.pos += 1
+                self._set(_EVERYTHING if self.flags & re.S else _NOT_NEWLINE)
+            elif char == "[":
+                self._class()
+            elif char == "\\":
+                self._escape()
+            else:
+                self.pos += 1
+                self._literal(ord(char))
+        return "".join(self.out)
+
+    def _emit(self, text: str, width: int) -> None:
+        self.out.append(text)
+        self.pos += width
+
+    def _leading_flags(self) -> None:
+        while True:
+            found = _FLAG_GROUP.match(self.src, self.pos)
+            if found is None or found.group(3) != ")":
+                return
+            self.flags = self._flags(found, self.flags)
+            self.pos = found.end()
+
+    def _flags(self, found: re.Match[str], flags: int) -> int:
+        on, off = found.group(1), found.group(2) or ""
+        if "x" in on + off:
+            self.refuse("verbose mode (?x) is not supported")
+        for letter in on:
+            flags |= _FLAG_BITS[letter]
+        for letter in off:
+            flags &= ~_FLAG_BITS[letter]
+        return flags
+
+    def _open(self) -> None:
+        src, at = self.src, self.pos
+        for opening, reason in _REFUSED_GROUPS:
+            if src.startswith(opening, at):
+                self.refuse(reason)
+        self.saved.append(self.flags)
+        if src.startswith("(?#", at):  # a comment
+            self.saved.pop()
+            self.pos = src.index(")", at) + 1
+        elif src.startswith("(?P<", at):
+            self._emit("(?:", src.index(">", at) + 1 - at)
+        elif src.startswith("(?:", at) or not src.startswith("(?", at):
+            self._emit("(?:", 3 if src.startswith("(?:", at) else 1)
+        else:
+            found = _FLAG_GROUP.match(src, at)
+            if found is None or found.group(3) != ":":
+                self.refuse("inline flags must come first or scope a group (?i:...)")
+            self.flags = self._flags(found, self.flags)
+            self._emit("(?:", found.end() - at)
+
+    def _after_quantifier(self) -> None:
+        if self.src.startswith("+", self.pos):
+            self.refuse("possessive quantifiers need a backtracking matcher")
+        if self.src.startswith("?", self.pos):
+            self._emit("?", 1)
+
+    def _brace(self) -> None:
+        found = _REPEAT.match(self.src, self.pos)
+        if found is None or found.group() == "{}":  # Python reads it literally
+            self.pos += 1
+            self._literal(ord("{"))
+            return
+        least, comma, most = found.groups()
+        count = (least or "0") + ("," + most if comma else "")
+        self._emit("{" + count + "}", found.end() - self.pos)
+        self._after_quantifier()
+
+    def _literal(self, code: int) -> None:
+        if self.flags & re.I:
+            self._set(_scan(re.escape(chr(code)), self.flags))
+        else:
+            self._set(((code, code),))
+
+    def _set(self, ranges: _Ranges) -> None:
+        self.surrogates_as_fffd &= _surrogates_like_fffd(ranges)
+        self.out.append(_rust_set(ranges))
+
+    def _escape(self) -> None:
+        start = self.pos
+        letter = self.src[start + 1]
+        if letter in "bB":
+            if not self.flags & re.A:
+                self.refuse("word boundaries (\\b, \\B) are only supported with (?a)")
+            self._emit(f"(?-u:\\{letter})", 2)
+        elif letter == "A":
+            self._emit("\\A", 2)
+        elif letter == "Z":
+            self._emit("\\z", 2)
+        elif letter in "123456789" and not _is_octal_escape(self.src, start + 1):
+            self.refuse("backreferences need a backtracking matcher")
+        else:
+            ranges, _ = self._class_atom(in_class=False)
+            if self.flags & re.I:
+                ranges = _scan(
+                    _translate_pattern(self.src[start : self.pos]), self.flags
+                )
+            self._set(ranges)
+
+    def _class(self) -> None:
+        src, start = self.src, self.pos
+        self.pos += 1
+        negated = src.startswith("^", self.pos)
+        self.pos += negated
+        members: list[tuple[int, int]] = []
+        first = True
+        while first or src[self.pos] != "]":
+            first = False
+            ranges, code = self._class_atom(in_class=True)
+            if code is not None and src.startswith("-", self.pos):
+                if src[self.pos + 1] != "]":
+                    self.pos += 1
+                    _, last = self._class_atom(in_class=True)
+                    assert last is not None  # Python accepted the range
+                    ranges = ((code, last),)
+            members += ranges
+        self.pos += 1
+        if self.flags & re.I:
+            text = _translate_pattern(src[start : self.pos])
+            self._set(_scan(text, self.flags))
+        else:
+            merged = _merge(members)
+            self._set(_complement(merged) if negated else merged)
+
+    def _class_atom(self, in_class: bool) -> tuple[_Ranges, int | None]:
+        """One character or escape: its set, and its code if it is a single
+        character (the only kind that can bound a range)."""
+        src, at = self.src, self.pos
+        if src[at] != "\\":
+            self.pos += 1
+            return ((ord(src[at]),) * 2,), ord(src[at])
+        letter = src[at + 1]
+        self.pos += 2
+        if letter in "dDsSwW":
+            return _scan("\\" + letter, self.flags), None
+        if letter in "pP":
+            escape = _PROPERTY_ESCAPE.match(src, at)
+            assert escape is not None  # Python accepted the translation
+            self.pos = escape.end()
+            ranges = _category_set(escape.group(2))
+            return (_complement(ranges) if letter == "P" else ranges), None
+        code = self._character_escape(letter, in_class)
+        return ((code, code),), code
+
+    def _character_escape(self, letter: str, in_class: bool) -> int:
+        src = self.src
+        if letter in _CONTROL_ESCAPES:
+            return _CONTROL_ESCAPES[letter]
+        if letter == "b":  # backspace, inside a class
+            return 8
+        if letter in _HEX_DIGITS:
+            digits = src[self.pos : self.pos + _HEX_DIGITS[letter]]
+            self.pos += len(digits)
+            return int(digits, 16)
+        if letter == "N":
+            name = _NAMED.match(src, self.pos - 1)
+            assert name is not None
+            self.pos = name.end()
+            return ord(unicodedata.lookup(name.group(1)))
+        if letter in "01234567":  # "\\1" outside a class was refused above
+            octal = _OCTAL.match(src, self.pos - 1)
+            assert octal is not None
+            self.pos = octal.end()
+            return int(octal.group(), 8)
+        return ord(letter)
+
+
+def _is_octal_escape(src: str, at: int) -> bool:
+    """Python reads ``\\ddd`` as an octal escape only with three octal digits
+    (``\\0`` starts one with fewer); otherwise it is a group reference."""
+    return len(src) >= at + 3 and all(c in "01234567" for c in src[at : at + 3])
+
+
+def _merge(ranges: Iterable[tuple[int, int]]) -> _Ranges:
+    merged: list[tuple[int, int]] = []
+    for low, high in sorted(ranges):
+        if merged and low <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(high, merged[-1][1]))
+        else:
+            merged.append((low, high))
+    return tuple(merged)
+
+
+def _complement(ranges: _Ranges) -> _Ranges:
+    gaps: list[tuple[int, int]] = []
+    start = 0
+    for low, high in ranges:
+        if low > start:
+            gaps.append((start, low - 1))
+        start = high + 1
+    if start <= sys.maxunicode:
+        gaps.append((start, sys.maxunicode))
+    return tuple(gaps)
+
+
+def _surrogates_like_fffd(ranges: _Ranges) -> bool:
+    surrogates = sum(
+        max(0, min(high, 0xDFFF) - max(low, 0xD800) + 1) for low, high in ranges
+    )
+    fffd = any(low <= 0xFFFD <= high for low, high in ranges)
+    return surrogates == (0x800 if fffd else 0)
+
+
+def _rust_set(ranges: _Ranges) -> str:
+    """The set in Rust syntax; surrogates are left out (Rust text has none)."""
+    parts: list[str] = []
+    for low, high in ranges:
+        for start, end in ((low, min(high, 0xD7FF)), (max(low, 0xE000), high)):
+            if start == end:
+                parts.append(f"\\x{{{start:X}}}")
+            elif start < end:
+                parts.append(f"\\x{{{start:X}}}-\\x{{{end:X}}}")
+    if len(parts) == 1 and "-" not in parts[0]:
+        return parts[0]
+    return "[" + "".join(parts) + "]" if parts else "[a&&b]"
+
+
+_SCANNED: dict[tuple[str, int], _Ranges] = {}
+_CODE_POINTS: list[str] = []
+
+
+def _scan(atom: str, flags: int) -> _Ranges:
+    """The code points that a one-character Python regex matches under
+    *flags*, found by running Python's ``re`` over all of them (once)."""
+    flags &= re.A | re.I
+    key = (atom, flags)
+    if key not in _SCANNED:
+        if len(_SCANNED) >= _MAX_CACHED_PATTERNS:
+            _SCANNED.clear()
+        runs = re.compile(f"(?:{atom})+", flags).finditer(_code_points())
+        _SCANNED[key] = tuple((run.start(), run.end() - 1) for run in runs)
+    return _SCANNED[key]
+
+
+def _code_points() -> str:
+    """Every code point, in order, as one string (built once, in C)."""
+    if not _CODE_POINTS:
+        codes = array("I", range(sys.maxunicode + 1))
+        if codes.itemsize == 4:
+            codec = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
+            _CODE_POINTS.append(codes.tobytes().decode(codec, "surrogatepass"))
+        else:
+            _CODE_POINTS.append("".join(map(chr, range(sys.maxunicode + 1))))
+    return _CODE_POINTS[0]
 
 
 def _translate_pattern(pattern: str) -> str:
@@ -893,15 +1342,14 @@ _CATEGORY_NAMES = {
     "Private_Use": "Co",
     "Unassigned": "Cn",
 }
-_CATEGORY_CLASSES: dict[tuple[str, bool], str] = {}
+_CATEGORY_SETS: dict[str, _Ranges] = {}
 
 
-def _category_ranges(name: str, negated: bool) -> str:
-    """Character-class body for a general category (or its complement, for
-    ``\\P`` inside a class).  Built by scanning all code points once per
-    category, which is slow-ish but only happens when such a pattern is first
-    compiled."""
-    cached = _CATEGORY_CLASSES.get((name, negated))
+def _category_set(name: str) -> _Ranges:
+    """The code points of a general category, by its ECMA-262 name.  Built by
+    scanning all code points once per category, which is slow-ish but only
+    happens when such a pattern is first compiled."""
+    cached = _CATEGORY_SETS.get(name)
     if cached is not None:
         return cached
     short = _CATEGORY_NAMES.get(name, name)
@@ -911,24 +1359,24 @@ def _category_ranges(name: str, negated: bool) -> str:
         wanted = frozenset({short})
     else:
         raise re.error(f"unsupported Unicode property {name!r}")
-    parts: list[str] = []
-    start = -1
-    for code in range(sys.maxunicode + 2):
-        inside = (
-            code <= sys.maxunicode
-            and (unicodedata.category(chr(code)) in wanted) != negated
-        )
-        if inside and start < 0:
-            start = code
-        elif not inside and start >= 0:
-            last = code - 1
-            parts.append(
-                f"\\U{start:08x}" if start == last else f"\\U{start:08x}-\\U{last:08x}"
-            )
-            start = -1
-    body = "".join(parts)
-    _CATEGORY_CLASSES[(name, negated)] = body
-    return body
+    category = unicodedata.category
+    inside = [category(char) in wanted for char in _code_points()]
+    members = (code for code, member in enumerate(inside) if member)
+    found = _merge((code, code) for code in members)
+    _CATEGORY_SETS[name] = found
+    return found
+
+
+def _category_ranges(name: str, negated: bool) -> str:
+    """Python character-class body for a general category (or its
+    complement, for ``\\P`` inside a class)."""
+    ranges = _category_set(name)
+    if negated:
+        ranges = _complement(ranges)
+    return "".join(
+        f"\\U{low:08x}" if low == high else f"\\U{low:08x}-\\U{high:08x}"
+        for low, high in ranges
+    )
 
 
 class _SchemaError(Exception):
@@ -1187,6 +1635,12 @@ class _Evaluator:
     ) -> list[Problem]:
         problems: list[Problem] = []
         divisor = schema.get("multipleOf")
+        if (
+            _is_number(divisor)
+            and not isinstance(divisor, float)
+            and _too_long(divisor)
+        ):
+            raise _SchemaError(loc, "multipleOf has too many digits", "multipleOf")
         if _is_number(divisor) and divisor > 0 and not _is_multiple(inst, divisor):
             message = f"must be a multiple of {_show(divisor)}"
             problems.append(Problem(_path(loc), message, "multipleOf"))
