@@ -26,5 +26,16 @@ def grammar_text(name: str) -> str:
 
 
 def runtime_source(name: str) -> str:
-    """The source of a runtime module that generated packages carry (codegen/runtime/<name>)."""
+    """The source of a runtime module that generated packages carry (codegen/runtime/<name>, where name may
+    name a subpackage's module: `validation/patterns.py`)."""
     return (_PACKAGE / "runtime" / name).read_text(encoding="utf-8")
+
+
+def runtime_subpackage(folder: str) -> tuple[str, ...]:
+    """The modules of a runtime subpackage as `runtime_source` names (`validation/__init__.py`, ...), sorted."""
+    return tuple(
+        sorted(
+            f"{folder}/{path.name}"
+            for path in (_PACKAGE / "runtime" / folder).glob("*.py")
+        )
+    )

@@ -16,15 +16,16 @@ from typing import Any
 from ..passes.naming import Scope
 from ..plan import FieldPlan, ModelPlan, ModulePlan, PackagePlan, PyType, ToolPlan
 from ..render import render
-from ..resources import runtime_source
+from ..resources import runtime_source, runtime_subpackage
 from .layout import signature
 from ..literals import LINE_LENGTH, black_literal, py_literal
 
+# Paths under `_runtime/`; the validator is a subpackage, all of whose modules ship.
 RUNTIME_FILES = (
     "__init__.py",
     "models.py",
     "dispatch.py",
-    "validation.py",
+    *runtime_subpackage("validation"),
     "exports.py",
 )
 # Carried only by packages that use them (sql.py imports SQLAlchemy, which other packages need not install):
