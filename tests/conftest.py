@@ -39,6 +39,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.fixture(scope="session", autouse=True)
+def codegen_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """codegen's rebuild records go to a temporary folder, never the user's cache (subprocesses inherit it)."""
+    folder = tmp_path_factory.mktemp("codegen-cache")
+    before = os.environ.get("CODEGEN_CACHE_DIR")
+    os.environ["CODEGEN_CACHE_DIR"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("CODEGEN_CACHE_DIR", None)
+    else:
+        os.environ["CODEGEN_CACHE_DIR"] = before
+
+
 @pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(
