@@ -10,12 +10,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import __version__
-from .compiler import compile_specs
+from . import __version__, cache
 from .config import EMIT_CHOICES, Settings, find_pyproject, load_settings
 from .diagnostics import Diagnostic, Diagnostics, render_all
 from .passes.resolve import valid_prefix
-from .writer import WriteError, diff_output, write_output
+from .writer import MANIFEST, WriteError, diff_output, write_output
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -36,6 +35,12 @@ def _parser() -> argparse.ArgumentParser:
         "--check",
         action="store_true",
         help="write nothing; exit 1 if OUT is out of date",
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="compile even when codegen's rebuild record (kept in $CODEGEN_CACHE_DIR, else "
+        "$XDG_CACHE_HOME/codegen, else ~/.cache/codegen; never in OUT) says nothing changed, and keep no record",
     )
     parser.add_argument(
         "--config", type=Path, help="a pyproject.toml to read [tool.codegen] from"
@@ -169,6 +174,17 @@ def _specs_inside(out: Path, specs: list[Path]) -> list[Path]:
 def _run(settings: Settings, args: argparse.Namespace) -> int:
     assert settings.output is not None
     out = _shown(settings.output)
+    # The rebuild record (codegen's own state, outside OUT): --check never uses it, it always compiles.
+    use_cache = not args.check and not args.no_cache
+    key = cache.Settings.of(
+        settings.specs, out, settings.emit, settings.strict, settings.prefixes
+    )
+    if use_cache:
+        hit = cache.up_to_date(key, settings.specs, out)
+        if hit is not None:
+            return _up_to_date(out, *hit, args)
+    from .compiler import compile_specs  # not imported at all when nothing changed
+
     result = compile_specs(
         settings.specs, exclude=out, emit=settings.emit, prefixes=settings.prefixes
     )
@@ -204,6 +220,16 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
         return 1
     finally:
         _report(output_diags.sorted(), args)
+    if use_cache:
+        record = cache.Record(
+            cache.input_digest(key, result.sources),
+            report.files,
+            result.tools,
+            warnings,
+            render_all(problems, fold=True),
+            render_all(problems, fold=False),
+        )
+        cache.store(out, record)
     if args.verbose:
         for path in report.written:
             print(f"wrote {out / path}")
@@ -214,6 +240,33 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
         print(
             f"codegen: {len(result.read)} spec file(s), {result.tools} tool(s){noted} -> {out} "
             f"({len(report.written)} written, {len(report.unchanged)} unchanged, {len(report.deleted)} deleted)"
+        )
+    return 0
+
+
+def _up_to_date(
+    out: Path,
+    record: cache.Record,
+    read: list[str],
+    ignored: list[str],
+    args: argparse.Namespace,
+) -> int:
+    """Nothing changed since the recorded build and OUT still holds what it wrote: report that build again."""
+    if not args.quiet:
+        for line in record.lines(args.verbose):
+            print(line, file=sys.stderr)
+    if args.verbose:
+        for path in read:
+            print(f"read {path}")
+        for path in ignored:
+            print(f"ignored {path}")
+        print("nothing changed since the last build (codegen's rebuild record)")
+    if not args.quiet:
+        noted = f", {record.warnings} warning(s)" if record.warnings else ""
+        unchanged = sum(1 for rel in record.files if rel != MANIFEST)
+        print(
+            f"codegen: {len(read)} spec file(s), {record.tools} tool(s){noted} -> {out} "
+            f"(0 written, {unchanged} unchanged, 0 deleted)"
         )
     return 0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,8 @@ class CompileResult:
     read: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     tools: int = 0  # tools in the package (the summary line), whatever --emit writes
+    # every spec compiled: (path as shown, path below its root, sha256 of the bytes read), for the rebuild record
+    sources: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def compile_specs(
@@ -49,6 +52,8 @@ def compile_specs(
         front_end = route(path)
         if source is None or front_end is None:
             continue
+        digest = hashlib.sha256(source.text.encode("utf-8")).hexdigest()
+        result.sources.append((source.display, rel.as_posix(), digest))
         try:
             modules.append(front_end(source, diags))
         except SpecError:

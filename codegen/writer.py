@@ -271,6 +271,8 @@ class WriteReport:
     written: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
+    # what OUT holds afterwards, manifest included: path -> (sha256, size) (for the rebuild record)
+    files: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
 def encode_all(files: dict[str, str]) -> dict[str, bytes]:
@@ -332,6 +334,10 @@ def write_output(
         MANIFEST in changes
     ):  # last: until it is written, the old one still lists what may be deleted
         folder.write(MANIFEST, changes[MANIFEST])
+    report.files = {
+        rel: (hashlib.sha256(data).hexdigest(), len(data))
+        for rel, data in sorted(encoded.items())
+    }
     return report
 
 

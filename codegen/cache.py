@@ -1,0 +1,306 @@
+"""The rebuild record: codegen's own state, kept outside OUT, that lets a build with nothing to do skip the compile.
+
+A record lives in codegen's cache folder (`$CODEGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/codegen`, else
+`~/.cache/codegen`), one file per OUT named by a hash of OUT's absolute path (never by anything a spec says). It
+holds the digest of every input of the last successful build (each spec file's path and bytes, the settings,
+codegen's version and a digest of its own source, templates and grammars) and the digest of every file that
+build left in OUT. A build whose inputs hash to the recorded digest, into an OUT whose files (read through the
+writer's confinement: no link followed) all still hash to what the record says, has nothing to do; anything
+else compiles in full. OUT is never trusted: its manifest plays no part here, and a file edited there (with or
+without its manifest entry) no longer matches the record. `--check` never reads the record.
+
+A cache that is missing, unreadable, corrupt or unwritable is ignored: the build compiles in full, silently.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import json
+import os
+import secrets
+import stat
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from . import __version__
+from .diagnostics import Diagnostics, printable
+from .resources import data_dir
+from .sources import MAX_SPEC_BYTES, discover
+from .spec_bytes import UnreadableSpec, read_spec_bytes
+from .writer import OutputFolder, WriteError
+
+FORMAT = 1
+MAX_RECORD_BYTES = 64 * 1024 * 1024
+_READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+# Libraries whose behaviour shapes the output (templates, parsing, YAML).
+_LIBRARIES = ("jinja2", "lark", "yaml")
+
+
+def cache_root() -> Path | None:
+    """codegen's cache folder, from the environment only (None if there is no home to put it in)."""
+    explicit = os.environ.get("CODEGEN_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "codegen"
+    try:
+        return Path.home() / ".cache" / "codegen"
+    except RuntimeError:
+        return None
+
+
+def record_path(out: Path) -> Path | None:
+    """Where OUT's record is kept: a hash of OUT's absolute path under the cache folder."""
+    root = cache_root()
+    if root is None:
+        return None
+    key = hashlib.sha256(os.fsencode(Path(out).resolve())).hexdigest()
+    return root / "rebuild" / f"{key}.json"
+
+
+@lru_cache(maxsize=None)
+def codegen_digest() -> str:
+    """codegen's version, the Python running it, the libraries it renders with, and the bytes of its own
+    source, runtime, templates and grammars: any change to these invalidates every record.
+    """
+    h = hashlib.sha256()
+    h.update(f"{__version__}\0{sys.version}\0".encode())
+    for (
+        name
+    ) in (
+        _LIBRARIES
+    ):  # where each is installed and when (an upgrade rewrites it), without importing it
+        spec = importlib.util.find_spec(name)
+        origin = spec.origin if spec is not None else None
+        if origin:
+            info = os.stat(origin)
+            h.update(f"{name}\0{origin}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+    package = Path(__file__).resolve().parent
+    for root in (package, data_dir("templates"), data_dir("grammars")):
+        for path in sorted(root.rglob("*")):
+            if "__pycache__" in path.parts or not path.is_file():
+                continue
+            h.update(f"{path.relative_to(root).as_posix()}\0".encode())
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything besides the spec files that decides what a build writes (and prints)."""
+
+    specs: tuple[str, ...]
+    out: str
+    emit: tuple[str, ...]
+    strict: bool
+    prefixes: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(
+        cls,
+        specs: Iterable[Path],
+        out: Path,
+        emit: Iterable[str],
+        strict: bool,
+        prefixes: Mapping[Path, str],
+    ) -> Settings:
+        return cls(
+            tuple(os.fsdecode(p) for p in specs),
+            os.fsdecode(out),
+            tuple(emit),
+            strict,
+            tuple(sorted((os.fsdecode(p), v) for p, v in prefixes.items())),
+        )
+
+
+Source = tuple[
+    str, str, str
+]  # (path as shown, path below its spec root, sha256 of its bytes)
+
+
+def input_digest(settings: Settings, sources: Iterable[Source]) -> str:
+    document = {
+        "codegen": codegen_digest(),
+        "cwd": os.fsdecode(os.getcwd()),
+        "settings": [
+            settings.specs,
+            settings.out,
+            settings.emit,
+            settings.strict,
+            settings.prefixes,
+        ],
+        "sources": list(sources),
+    }
+    text = json.dumps(document, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def scan(
+    specs: list[Path], out: Path
+) -> tuple[list[Source], list[str], list[str]] | None:
+    """The spec files a compile would read, with the hashes of their bytes (read as the compile reads them),
+    and the files read and ignored; None when discovery or a read reports any problem.
+    """
+    diags = Diagnostics()
+    found, ignored = discover(specs, diags, out)
+    if len(diags):
+        return None
+    sources = []
+    for path, rel in found:
+        try:
+            data = read_spec_bytes(path, MAX_SPEC_BYTES)
+        except UnreadableSpec:
+            return None
+        sources.append(
+            (path.as_posix(), rel.as_posix(), hashlib.sha256(data).hexdigest())
+        )
+    return sources, [s[0] for s in sources], [p.as_posix() for p in ignored]
+
+
+@dataclass
+class Record:
+    inputs: str  # input_digest of the build
+    files: dict[
+        str, tuple[str, int]
+    ]  # every file the build left in OUT (manifest included): sha256, size
+    tools: int = 0
+    warnings: int = 0
+    folded: list[str] = field(default_factory=list)  # the diagnostics as printed
+    every: list[str] = field(default_factory=list)  # ... and with -v (nothing folded)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "format": FORMAT,
+                "inputs": self.inputs,
+                "files": {rel: list(entry) for rel, entry in self.files.items()},
+                "tools": self.tools,
+                "warnings": self.warnings,
+                "folded": self.folded,
+                "every": self.every,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: bytes) -> Record | None:
+        try:
+            doc = json.loads(data.decode("utf-8"))
+            if doc["format"] != FORMAT:
+                return None
+            files = {
+                rel: (sha, size)
+                for rel, (sha, size) in doc["files"].items()
+                if isinstance(sha, str) and type(size) is int and size >= 0
+            }
+            if len(files) != len(doc["files"]):
+                return None
+            record = cls(
+                doc["inputs"],
+                files,
+                doc["tools"],
+                doc["warnings"],
+                doc["folded"],
+                doc["every"],
+            )
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            return None
+        lines_ok = all(isinstance(line, str) for line in record.folded + record.every)
+        counts_ok = type(record.tools) is int and type(record.warnings) is int
+        if not (isinstance(record.inputs, str) and lines_ok and counts_ok):
+            return None
+        return record
+
+    def lines(self, verbose: bool) -> list[str]:
+        """The recorded diagnostics, escaped again for the terminal (the record is data, never output)."""
+        chosen = self.every if verbose else self.folded
+        return [printable(line) for text in chosen for line in text.split("\n")]
+
+
+def load(out: Path) -> Record | None:
+    """OUT's record, or None if there is none or it cannot be read as one."""
+    path = record_path(out)
+    if path is None:
+        return None
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None
+            data = handle.read(MAX_RECORD_BYTES + 1)
+    except OSError:
+        return None
+    if len(data) > MAX_RECORD_BYTES:
+        return None
+    return Record.from_json(data)
+
+
+def out_matches(out: Path, files: Mapping[str, tuple[str, int]]) -> bool:
+    """Whether every file the record lists is in OUT with the recorded bytes, read without following links."""
+    folder = OutputFolder(out)
+    try:
+        for rel, (sha, size) in files.items():
+            data = folder.read(rel, size)
+            if data is None or len(data) != size:
+                return False
+            if hashlib.sha256(data).hexdigest() != sha:
+                return False
+    except (WriteError, OSError, ValueError):
+        return False
+    return True
+
+
+def up_to_date(
+    settings: Settings, specs: list[Path], out: Path
+) -> tuple[Record, list[str], list[str]] | None:
+    """The record, and the files read and ignored, when a build would change nothing; None otherwise (also
+    when anything about the cache fails: it is an optimisation, never a reason to stop).
+    """
+    try:
+        record = load(out)
+        if record is None:
+            return None
+        scanned = scan(specs, out)
+        if scanned is None:
+            return None
+        sources, read, ignored = scanned
+        if input_digest(settings, sources) != record.inputs:
+            return None
+        if not out_matches(out, record.files):
+            return None
+    except Exception:  # noqa: BLE001  (a broken cache only costs a full compile)
+        return None
+    return record, read, ignored
+
+
+def store(out: Path, record: Record) -> None:
+    """Write OUT's record atomically; any failure leaves the cache as it was (or without this record)."""
+    try:
+        path = record_path(out)
+    except Exception:  # noqa: BLE001
+        return
+    if path is None:
+        return
+    temporary = path.with_name(f".{path.stem}-{secrets.token_hex(8)}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        temporary.write_text(record.to_json(), encoding="utf-8")
+        os.replace(temporary, path)
+    except (
+        Exception
+    ):  # noqa: BLE001  (an unwritable cache only costs the next build a full compile)
+        with contextlib.suppress(OSError):
+            temporary.unlink()

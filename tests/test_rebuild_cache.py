@@ -1,0 +1,299 @@
+"""The rebuild record: a build with nothing to do skips the compile, but only on codegen's own state (kept in
+its cache folder, keyed by hashes) and OUT's bytes as they are now; nothing in OUT is trusted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codegen import cache, cli, compiler
+from codegen.writer import MANIFEST, OutputFolder
+
+
+def _tool(name: str, description: str = "A tool.") -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": description,
+        "parameters": {"type": "object", "properties": {"x": {"type": "integer"}}},
+    }
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working folder with two tool specs, and the cache pointed at a folder of this test."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CODEGEN_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "specs").mkdir()
+    for name in ("alpha", "beta"):
+        (tmp_path / "specs" / f"{name}.json").write_text(json.dumps(_tool(name)))
+    return tmp_path
+
+
+@pytest.fixture
+def compiles(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts full compiles (the CLI imports compile_specs from codegen.compiler when it needs one)."""
+    calls: list[int] = []
+    original = compiler.compile_specs
+
+    def counting(*args: Any, **kwargs: Any) -> compiler.CompileResult:
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(compiler, "compile_specs", counting)
+    return calls
+
+
+def _build(*extra: str) -> int:
+    return cli.main(["specs", "-o", "out", *extra])
+
+
+def _snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
+    return {
+        p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_a_noop_rebuild_neither_compiles_nor_writes(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _build() == 0
+    first = capsys.readouterr().out
+    before, record = _snapshot(project / "out"), _snapshot(project / "cache")
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a no-op rebuild must not parse, render or write")
+
+    from codegen import formatting
+
+    monkeypatch.setattr(compiler, "compile_specs", refuse)
+    monkeypatch.setattr(formatting, "format_all", refuse)
+    monkeypatch.setattr(OutputFolder, "write", refuse)
+    monkeypatch.setattr(OutputFolder, "delete", refuse)
+    assert _build() == 0
+    assert _snapshot(project / "out") == before
+    assert _snapshot(project / "cache") == record
+    again = capsys.readouterr().out
+    assert "0 written" in again and again.split(" -> ")[0] == first.split(" -> ")[0]
+
+
+def test_warnings_are_reported_again_by_a_noop_rebuild(
+    project: Path, compiles: list[int], capsys: pytest.CaptureFixture[str]
+) -> None:
+    bfcl = _tool("gamma")
+    bfcl["parameters"]["type"] = "dict"  # a BFCL type name: a warning
+    (project / "specs" / "gamma.json").write_text(json.dumps(bfcl))
+    assert _build() == 0
+    first = capsys.readouterr()
+    assert "warning[bfcl-type]" in first.err
+    assert _build() == 0
+    again = capsys.readouterr()
+    assert compiles == [1]
+    assert again.err == first.err
+    assert "1 warning(s)" in again.out
+    assert _build("-q") == 0
+    assert capsys.readouterr() == ("", "")
+    assert compiles == [1]
+
+
+def test_a_forged_out_is_repaired_by_the_next_build(
+    project: Path, compiles: list[int]
+) -> None:
+    assert _build() == 0
+    out = project / "out"
+    clean = (out / "alpha.py").read_bytes()
+    forged = clean + b"import os; os.system('echo pwned')\n"
+    (out / "alpha.py").write_bytes(forged)
+    manifest = json.loads((out / MANIFEST).read_text())
+    manifest["files"]["alpha.py"]["sha256"] = hashlib.sha256(forged).hexdigest()
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+
+    assert _build() == 0
+    assert compiles == [1, 1]
+    assert (out / "alpha.py").read_bytes() == clean
+    assert (
+        json.loads((out / MANIFEST).read_text())["files"]["alpha.py"]["sha256"]
+        == hashlib.sha256(clean).hexdigest()
+    )
+    assert _build() == 0 and compiles == [1, 1]  # and now nothing to do again
+
+
+def test_a_deleted_or_linked_file_in_out_means_a_full_build(
+    project: Path, compiles: list[int], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _build() == 0
+    out = project / "out"
+    (out / "beta.py").unlink()
+    assert _build() == 0 and compiles == [1, 1] and (out / "beta.py").is_file()
+    # The same bytes behind a link: the record is checked without following it, so a full build refuses it.
+    (project / "elsewhere.py").write_bytes((out / "beta.py").read_bytes())
+    (out / "beta.py").unlink()
+    (out / "beta.py").symlink_to(project / "elsewhere.py")
+    capsys.readouterr()
+    assert _build() == 1 and compiles == [1, 1, 1]
+    assert "symbolic link" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("change", ["spec", "new spec", "setting", "version"])
+def test_a_changed_input_invalidates_the_record(
+    project: Path,
+    compiles: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+    change: str,
+) -> None:
+    assert _build() == 0 and _build() == 0
+    assert compiles == [1]
+    extra: list[str] = []
+    if change == "spec":
+        (project / "specs" / "beta.json").write_text(
+            json.dumps(_tool("beta", "Edited."))
+        )
+    elif change == "new spec":
+        (project / "specs" / "gamma.json").write_text(json.dumps(_tool("gamma")))
+    elif change == "setting":
+        extra = ["--emit", "python"]
+    else:
+        monkeypatch.setattr(cache, "codegen_digest", lambda: "another codegen")
+    assert _build(*extra) == 0
+    assert compiles == [1, 1]
+    assert _build(*extra) == 0
+    assert compiles == [1, 1]
+
+
+def test_codegens_digest_covers_its_version_source_and_templates(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cache.codegen_digest.cache_clear()
+    before = cache.codegen_digest()
+    cache.codegen_digest.cache_clear()
+    monkeypatch.setattr(cache, "__version__", "99.0")
+    assert cache.codegen_digest() != before
+    cache.codegen_digest.cache_clear()
+    monkeypatch.undo()
+    assert cache.codegen_digest() == before
+    cache.codegen_digest.cache_clear()
+    original = Path.read_bytes
+    monkeypatch.setattr(
+        Path,
+        "read_bytes",
+        lambda self: original(self) + (b"#" if self.suffix == ".jinja" else b""),
+    )
+    assert cache.codegen_digest() != before
+    cache.codegen_digest.cache_clear()
+
+
+@pytest.mark.parametrize("damage", ["garbage", "wrong shape", "folder", "empty"])
+def test_a_corrupt_cache_is_ignored(
+    project: Path,
+    compiles: list[int],
+    capsys: pytest.CaptureFixture[str],
+    damage: str,
+) -> None:
+    assert _build() == 0
+    record = cache.record_path(project / "out")
+    assert record is not None and record.is_file()
+    if damage == "garbage":
+        record.write_bytes(b"\xff\x00{not json")
+    elif damage == "wrong shape":
+        record.write_text(json.dumps({"format": 1, "inputs": 3, "files": []}))
+    elif damage == "folder":
+        record.unlink()
+        record.mkdir()
+    else:
+        record.write_bytes(b"")
+    capsys.readouterr()
+    assert _build() == 0
+    assert compiles == [1, 1]
+    assert capsys.readouterr().err == ""
+
+
+def test_an_unwritable_cache_is_ignored(
+    project: Path,
+    compiles: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    (project / "not-a-folder").write_text("")
+    monkeypatch.setenv("CODEGEN_CACHE_DIR", str(project / "not-a-folder"))
+    assert _build() == 0 and _build() == 0
+    assert compiles == [1, 1]
+    assert capsys.readouterr().err == ""
+    assert (project / "out" / "alpha.py").is_file()
+
+
+def test_check_never_uses_the_record(
+    project: Path, compiles: list[int], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _build() == 0
+    record = cache.record_path(project / "out")
+    assert record is not None
+    saved = record.read_bytes()
+    assert _build("--check") == 0
+    assert compiles == [1, 1]
+    # A forged OUT whose forgery is also written into the record: --check still compiles and finds it.
+    out = project / "out"
+    forged = (out / "alpha.py").read_bytes() + b"# forged\n"
+    (out / "alpha.py").write_bytes(forged)
+    doc = json.loads(saved)
+    doc["files"]["alpha.py"] = [hashlib.sha256(forged).hexdigest(), len(forged)]
+    record.write_text(json.dumps(doc))
+    capsys.readouterr()
+    assert _build("--check") == 1
+    assert "# forged" in capsys.readouterr().out
+    assert record.read_text() == json.dumps(doc)  # --check writes no record
+
+
+def test_no_cache_compiles_and_keeps_no_record(
+    project: Path, compiles: list[int]
+) -> None:
+    assert _build("--no-cache") == 0 and _build("--no-cache") == 0
+    assert compiles == [1, 1]
+    assert not (project / "cache").exists()
+
+
+def test_the_cache_path_never_depends_on_spec_text(project: Path) -> None:
+    hostile = _tool("evil")
+    hostile["description"] = "../../../../etc/passwd"
+    (project / "specs" / "..%2f..evil.json").write_text(json.dumps(hostile))
+    assert _build() == 0
+    expected = hashlib.sha256(os.fsencode((project / "out").resolve())).hexdigest()
+    files = sorted(
+        p.relative_to(project / "cache").as_posix()
+        for p in (project / "cache").rglob("*")
+    )
+    assert files == ["rebuild", f"rebuild/{expected}.json"]
+    assert cache.record_path(Path("out")) == project / "cache" / files[1]
+
+
+def test_two_outs_keep_separate_records(project: Path, compiles: list[int]) -> None:
+    assert cli.main(["specs", "-o", "one"]) == 0
+    assert cli.main(["specs", "-o", "two"]) == 0
+    one, two = cache.record_path(Path("one")), cache.record_path(Path("two"))
+    assert one is not None and two is not None and one != two
+    assert one.is_file() and two.is_file()
+    (project / "one" / "alpha.py").write_text("# edited\n")
+    assert cli.main(["specs", "-o", "two"]) == 0  # unaffected by what happened to one
+    assert compiles == [1, 1]
+    assert cli.main(["specs", "-o", "one"]) == 0
+    assert compiles == [1, 1, 1]
+    assert (project / "one" / "alpha.py").read_text() != "# edited\n"
+
+
+def test_the_cache_folder_comes_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("CODEGEN_CACHE_DIR", str(tmp_path / "explicit"))
+    assert cache.cache_root() == tmp_path / "explicit"
+    monkeypatch.delenv("CODEGEN_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache.cache_root() == tmp_path / "xdg" / "codegen"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache.cache_root() == tmp_path / "home" / ".cache" / "codegen"
