@@ -1,11 +1,13 @@
 """codegen against datamodel-code-generator on the same synthetic input, timed in one run.
 
-    python -m venv /tmp/dcg && /tmp/dcg/bin/pip install datamodel-code-generator
+    python3 -m venv /tmp/dcg && /tmp/dcg/bin/pip install datamodel-code-generator
     python bench/peers.py --datamodel-codegen /tmp/dcg/bin/datamodel-codegen [--sizes 100 1000]
 
 The peer is given each tool's parameter schema as its own JSON Schema file (entities inlined through their
-files' `$ref`s) and runs with its defaults (Pydantic v2 output, black + isort formatting). codegen compiles the
-tool files themselves. Both write a package into an empty folder; the ratio of the two times is the figure.
+files' `$ref`s) and writes Pydantic v2 models in both of its formatter modes: its default (black + isort) and
+its builtin formatter (`--formatters builtin`, no external formatter). codegen compiles the tool files
+themselves (`python -m codegen SPECS -o OUT --no-cache`). Each writes a package into an empty folder, as a
+process of its own; the ratios of the times are the figures.
 """
 
 from __future__ import annotations
@@ -39,6 +41,15 @@ def _peer_input(specs: Path, folder: Path) -> None:
             )
 
 
+def _timed(command: list[str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"{command[0]} failed:\n{done.stderr[-2000:]}")
+    return elapsed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -48,14 +59,19 @@ def main() -> None:
     )
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000])
     args = parser.parse_args()
-    print(f"{'tools':>6} {'codegen s':>10} {'datamodel-codegen s':>20} {'ratio':>6}")
+    version = subprocess.run(
+        [args.datamodel_codegen, "--version"], capture_output=True, text=True
+    ).stdout.strip()
+    print(f"peer: {version}")
+    print(
+        f"{'tools':>6} {'codegen s':>10} {'black+isort s':>14} {'ratio':>6} {'builtin s':>10} {'ratio':>6}"
+    )
     for count in args.sizes:
         with tempfile.TemporaryDirectory() as tmp:
-            specs = Path(tmp) / "specs"
+            specs, peer_in = Path(tmp) / "specs", Path(tmp) / "peer_in"
             make_specs(specs, count)
-            _peer_input(specs, Path(tmp) / "peer_in")
-            start = time.perf_counter()
-            subprocess.run(
+            _peer_input(specs, peer_in)
+            ours = _timed(
                 [
                     sys.executable,
                     "-m",
@@ -63,28 +79,22 @@ def main() -> None:
                     str(specs),
                     "-o",
                     str(Path(tmp) / "ours"),
-                    "-q",
-                ],
-                check=True,
+                ]
+                + ["-q", "--no-cache"]
             )
-            ours = time.perf_counter() - start
-            start = time.perf_counter()
-            peer = [
-                args.datamodel_codegen,
-                "--input",
-                str(Path(tmp) / "peer_in"),
-                "--input-file-type",
-                "jsonschema",
-            ]
-            peer += [
-                "--output",
-                str(Path(tmp) / "theirs"),
-                "--output-model-type",
-                "pydantic_v2.BaseModel",
-            ]
-            subprocess.run(peer, check=True, capture_output=True)
-            theirs = time.perf_counter() - start
-            print(f"{count:>6} {ours:>10.2f} {theirs:>20.2f} {theirs / ours:>6.1f}")
+            peer = [args.datamodel_codegen, "--input", str(peer_in)]
+            peer += ["--input-file-type", "jsonschema"]
+            peer += ["--output-model-type", "pydantic_v2.BaseModel"]
+            default = _timed(peer + ["--output", str(Path(tmp) / "theirs")])
+            builtin = _timed(
+                peer
+                + ["--output", str(Path(tmp) / "theirs_builtin")]
+                + ["--formatters", "builtin"]
+            )
+            print(
+                f"{count:>6} {ours:>10.2f} {default:>14.2f} {default / ours:>6.2f}"
+                f" {builtin:>10.2f} {builtin / ours:>6.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -1,18 +1,25 @@
-"""Compile-time benchmark: generate N synthetic tool definitions and time a full compile.
+"""Compile-time benchmark: N synthetic tool definitions; a first build, a no-op and a one-edit rebuild.
 
-    python bench/run.py                 # N = 100 and 1000
+    python bench/run.py                 # N = 100 and 1000, and a profile of the first build of 1000
+    python bench/run.py --large         # N = 10,000 too (takes minutes)
     python bench/run.py --sizes 5000    # other sizes
 
-Each size is compiled in a fresh temporary folder; the figures of one run are comparable with each other (the
-machines are shared and noisy, so compare ratios within a run, not seconds across runs).
+Each size is built in a fresh temporary folder, through the command line's code path (`codegen SPECS -o OUT`,
+with the rebuild record in a temporary cache folder); the figures of one run are comparable with each other
+(the machines are shared and noisy, so compare ratios within a run, not seconds across runs).
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
+import os
+import pstats
 import random
+import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -20,8 +27,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from codegen import cache, cli  # noqa: E402
 from codegen.compiler import compile_specs  # noqa: E402
 from codegen.writer import write_output  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
 
 TOOLS_PER_FILE = 10
 
@@ -117,55 +127,131 @@ def make_specs(folder: Path, count: int, seed: int = 7) -> None:
         )
 
 
-def _build(specs: Path, out: Path) -> tuple[float, dict[str, str]]:
+def _build(specs: Path, out: Path) -> float:
+    """One `codegen SPECS -o OUT -q` in this process (codegen's own digest computed again, as a fresh process
+    would)."""
+    cache.codegen_digest.cache_clear()
     start = time.perf_counter()
-    result = compile_specs([specs])
-    assert result.files is not None, [d.render() for d in result.diagnostics.sorted()][
-        :3
-    ]
-    write_output(out, result.files)
-    return time.perf_counter() - start, result.files
+    status = cli.main([str(specs), "-o", str(out), "-q"])
+    elapsed = time.perf_counter() - start
+    assert status == 0, f"codegen exited with {status}"
+    return elapsed
+
+
+def _process(specs: Path, out: Path) -> float:
+    """The same as a separate `python -m codegen` process (interpreter start-up and imports included)."""
+    start = time.perf_counter()
+    command = [sys.executable, "-m", "codegen", str(specs), "-o", str(out), "-q"]
+    subprocess.run(command, check=True, cwd=ROOT)
+    return time.perf_counter() - start
 
 
 def bench(count: int) -> dict[str, Any]:
-    """A first build, a no-op rebuild, and a rebuild after editing one spec file."""
+    """A first build, a no-op rebuild (in this process and as a process of its own), and a rebuild after
+    editing one spec file."""
     with tempfile.TemporaryDirectory() as tmp:
         specs, out = Path(tmp) / "specs", Path(tmp) / "out"
+        os.environ["CODEGEN_CACHE_DIR"] = str(Path(tmp) / "cache")
         make_specs(specs, count)
-        first, files = _build(specs, out)
-        noop, _ = _build(specs, out)
+        first = _build(specs, out)
+        noop = _build(specs, out)
+        noop_process = _process(specs, out)
         edited = specs / "tools" / "batch_0000.json"
         edited.write_text(
             edited.read_text().replace("Synthetic tool 0.", "Synthetic tool 0, edited.")
         )
-        one, _ = _build(specs, out)
+        one = _build(specs, out)
         lines = sum(
-            text.count("\n") for path, text in files.items() if path.endswith(".py")
+            len(p.read_bytes().splitlines()) for p in out.rglob("*.py") if p.is_file()
         )
-        spec_files = sum(1 for p in specs.rglob("*.json"))
         return {
             "tools": count,
-            "spec_files": spec_files,
+            "spec_files": sum(1 for _ in specs.rglob("*.json")),
             "output_lines": lines,
-            "seconds": first,
+            "first": first,
             "noop": noop,
+            "noop_process": noop_process,
             "one": one,
         }
+
+
+def profile(count: int, top: int = 12) -> None:
+    """cProfile of a first build: time under each stage the driver calls, then the functions that spend most."""
+    with tempfile.TemporaryDirectory() as tmp:
+        specs, out = Path(tmp) / "specs", Path(tmp) / "out"
+        make_specs(specs, count)
+        profiler = cProfile.Profile()
+        profiler.enable()
+        result = compile_specs([specs])
+        assert result.files is not None
+        write_output(out, result.files)
+        profiler.disable()
+    stats = pstats.Stats(profiler)
+    raw: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
+    total = sum(entry[2] for entry in raw.values())
+    stages: dict[str, float] = {}
+    for (filename, _, name), (_, _, _, _, callers) in raw.items():
+        for (caller_file, _, caller), timing in callers.items():
+            if caller == "compile_specs" and caller_file.endswith("compiler.py"):
+                stage = f"{_short(filename)}:{name}"
+                stages[stage] = stages.get(stage, 0.0) + timing[3]
+    for (filename, _, name), entry in raw.items():
+        if name == "write_output" and filename.endswith("writer.py"):
+            stages["codegen/writer.py:write_output"] = entry[3]
+    print(f"\nprofile of a first build of {count} tools ({total:.2f} s under cProfile)")
+    print("time under each stage the driver calls:")
+    for stage, seconds in sorted(stages.items(), key=lambda item: -item[1]):
+        if seconds >= 0.005 * total:
+            print(f"  {seconds:>7.2f} s {100 * seconds / total:>5.1f}%  {stage}")
+    print(f"the {top} functions spending most themselves:")
+    ranked = sorted(raw.items(), key=lambda item: -item[1][2])[:top]
+    for (filename, line, name), entry in ranked:
+        print(
+            f"  {entry[2]:>7.2f} s {100 * entry[2] / total:>5.1f}%  {_short(filename)}:{line}({name})"
+        )
+
+
+def _short(filename: str) -> str:
+    """A profile entry's file, relative to the repository or site-packages."""
+    path = Path(filename)
+    libraries = [Path(p) for p in sys.path if p.endswith("site-packages")]
+    for anchor in (ROOT, *libraries, Path(sysconfig.get_paths()["stdlib"])):
+        try:
+            return path.relative_to(anchor).as_posix()
+        except ValueError:
+            continue
+    return filename
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000])
+    parser.add_argument(
+        "--large", action="store_true", help="add 10,000 tools (takes minutes)"
+    )
+    parser.add_argument(
+        "--profile",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="profile a first build of N tools (0: no profile)",
+    )
     args = parser.parse_args()
-    header = f"{'tools':>6} {'spec files':>10} {'output lines':>13} {'first s':>8} {'tools/s':>8}"
-    print(header + f" {'no-op s':>8} {'no-op/first':>11} {'edit-one s':>10}")
-    for count in args.sizes:
+    sizes = args.sizes + ([10_000] if args.large and 10_000 not in args.sizes else [])
+    print(
+        f"{'tools':>6} {'spec files':>10} {'output lines':>12} {'first s':>8} {'tools/s':>8}"
+        f" {'no-op s':>8} {'no-op %':>8} {'no-op process s':>15} {'one edit s':>10} {'one edit %':>10}"
+    )
+    for count in sizes:
         row = bench(count)
-        rate = row["tools"] / row["seconds"]
+        first = row["first"]
         print(
-            f"{row['tools']:>6} {row['spec_files']:>10} {row['output_lines']:>13} {row['seconds']:>8.2f} {rate:>8.1f}"
-            f" {row['noop']:>8.2f} {row['noop'] / row['seconds']:>11.3f} {row['one']:>10.2f}"
+            f"{row['tools']:>6} {row['spec_files']:>10} {row['output_lines']:>12} {first:>8.2f}"
+            f" {row['tools'] / first:>8.1f} {row['noop']:>8.3f} {100 * row['noop'] / first:>7.1f}%"
+            f" {row['noop_process']:>15.2f} {row['one']:>10.2f} {100 * row['one'] / first:>9.1f}%"
         )
+    if args.profile:
+        profile(args.profile)
 
 
 if __name__ == "__main__":
