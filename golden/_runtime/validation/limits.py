@@ -1,0 +1,16 @@
+"""Bounds that keep validation cheap whatever the instance or schema."""
+
+# Deepest array/object nesting accepted in an instance.  Evaluation recurses
+# per level, so the limit keeps us well inside Python's recursion limit even
+# when called from deep inside Pydantic; real tool arguments are far shallower.
+_MAX_DEPTH = 64
+# Bounds for the identity-keyed caches (schemas are normally module constants).
+_MAX_CACHED_SCHEMAS = 256
+_MAX_CACHED_PATTERNS = 1024
+# Python's own bound on int <-> text conversion (sys.int_info): data numbers
+# with more digits are refused, which keeps arithmetic on them cheap whatever
+# their exponent (Decimal("1e10000000") is fine, it is never expanded).
+_MAX_DIGITS = 4300
+# Integers longer than this are described, not printed (Python refuses to
+# convert ints of more than 4300 digits to text).
+_MAX_SHOWN_BITS = 10_000
