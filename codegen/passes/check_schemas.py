@@ -14,20 +14,13 @@ from collections.abc import Collection, Iterator
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span
-from ..ir import JArray, JObject, SpecModule, schema_objects, to_plain
-from ..runtime.validation import (
-    PatternError,
-    UnsupportedPattern,
-    compile_pattern,
-    validate,
-)
+from ..ir import JArray, JObject, SpecModule
+from ..runtime.validation import PatternError, UnsupportedPattern, compile_pattern
+from .metaschema import Pattern, check_metaschema
 
 _MAX_REPORTED = (
     3  # per document: the first few problems locate the mistake; the rest is noise
 )
-
-
-META_SCHEMA = {"$ref": "https://json-schema.org/draft/2020-12/schema"}
 
 
 def check_schemas(
@@ -58,16 +51,12 @@ def check_schemas(
 
 
 def _valid(doc: Any, fallback: Span, diags: Diagnostics) -> bool:
-    errors = sorted(
-        validate(to_plain(doc), META_SCHEMA), key=lambda problem: -len(problem.path)
-    )
-    for error in errors[:_MAX_REPORTED]:
-        message = (
-            _unknown_type(doc, error.path)
-            or f"not a valid JSON Schema: {error.message}"
-        )
-        diags.error("invalid-schema", message, span_at(doc, list(error.path), fallback))
-    bad_patterns = list(_bad_patterns(doc, fallback))
+    patterns: list[Pattern] = []
+    errors = sorted(check_metaschema(doc, patterns), key=lambda error: -len(error[0]))
+    for path, problem in errors[:_MAX_REPORTED]:
+        message = _unknown_type(doc, path) or f"not a valid JSON Schema: {problem}"
+        diags.error("invalid-schema", message, span_at(doc, list(path), fallback))
+    bad_patterns = list(_bad_patterns(patterns, fallback))
     for span, pattern, refusal in bad_patterns[:_MAX_REPORTED]:
         diags.error("invalid-schema", _pattern_message(pattern, refusal), span)
     return not errors and not bad_patterns
@@ -122,13 +111,14 @@ def _pattern_message(pattern: str, error: PatternError) -> str:
     return f"pattern {pattern!r} is not a valid regular expression"
 
 
-def _bad_patterns(doc: Any, fallback: Span) -> Iterator[tuple[Span, str, PatternError]]:
-    for node in schema_objects(doc):
-        pattern = node.get("pattern")
-        if isinstance(pattern, str) and (error := _pattern_error(pattern)):
-            yield node.value_span("pattern"), pattern, error
-        patterns = node.get("patternProperties")
-        if isinstance(patterns, JObject):
-            for key in patterns:
-                if error := _pattern_error(key):
-                    yield patterns.key_span(key), key, error
+def _bad_patterns(
+    patterns: list[Pattern], fallback: Span
+) -> Iterator[tuple[Span, str, PatternError]]:
+    for node, key, pattern in patterns:
+        if error := _pattern_error(pattern):
+            if not isinstance(node, JObject):
+                yield fallback, pattern, error
+            elif key is None:
+                yield node.value_span("pattern"), pattern, error
+            else:
+                yield node.key_span(key), pattern, error
