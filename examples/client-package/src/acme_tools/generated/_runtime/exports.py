@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
@@ -194,17 +195,25 @@ def export_tools(
     `tools/list` result `{"tools": [...]}`, "xml" the text of a `<tools>` document. Tools keep the order given.
     `names` maps tool names to exported names (default: `export_names` of these tools).
     """
-    tools = list(definitions)
     # Copies: the callers' definitions share their objects with the schemas the generated models enforce.
+    exported = _export(definitions, flavour, names)
+    return exported if isinstance(exported, str) else copy.deepcopy(exported)
+
+
+def _export(
+    definitions: Iterable[Mapping[str, Any]],
+    flavour: str,
+    names: Mapping[str, str] | None,
+) -> Any:
+    """`export_tools` without the copy, which text made of the result does not need."""
+    tools = list(definitions)
     if flavour in ("openai", "anthropic"):
         if names is None:
             names = export_names([str(tool["name"]) for tool in tools], flavour)
         convert = openai_tool if flavour == "openai" else anthropic_tool
-        return copy.deepcopy(
-            [convert(tool, names[str(tool["name"])]) for tool in tools]
-        )
+        return [convert(tool, names[str(tool["name"])]) for tool in tools]
     if flavour == "mcp":
-        return copy.deepcopy({"tools": [mcp_tool(tool) for tool in tools]})
+        return {"tools": [mcp_tool(tool) for tool in tools]}
     if flavour == "xml":
         root = ET.Element("tools")
         root.extend(xml_tool(tool) for tool in tools)
@@ -222,12 +231,76 @@ def render_export(
     names: Mapping[str, str] | None = None,
 ) -> str:
     """The text of `schemas/<EXPORT_FILES[flavour]>`."""
-    exported = export_tools(definitions, flavour, names)
+    exported = _export(definitions, flavour, names)
     return exported if isinstance(exported, str) else dump_json(exported)
 
 
 def dump_json(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    """`json.dumps(value, indent=2, ensure_ascii=False)` and a newline. Written here because the standard
+    encoder, once asked to indent, runs a Python generator per value, which dominated large exports.
+    """
+    parts: list[str] = []
+    try:
+        _dump(value, parts, "\n")
+    except _Unusual:
+        return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    parts.append("\n")
+    return "".join(parts)
+
+
+class _Unusual(Exception):
+    """A value `dump_json` leaves to `json.dumps` (which writes it or says why it cannot)."""
+
+
+_json_string = json.encoder.encode_basestring  # ensure_ascii=False
+
+
+def _dump(value: Any, out: list[str], newline: str) -> None:
+    if isinstance(value, str):
+        out.append(_json_string(value))
+    elif value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, int):
+        out.append(int.__repr__(value))
+    elif isinstance(value, float):
+        if value != value:
+            out.append("NaN")
+        elif value in (math.inf, -math.inf):
+            out.append("Infinity" if value > 0 else "-Infinity")
+        else:
+            out.append(float.__repr__(value))
+    elif isinstance(value, dict):
+        if not value:
+            out.append("{}")
+            return
+        inner = newline + "  "
+        separator = "{" + inner
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise _Unusual
+            out.append(separator)
+            out.append(_json_string(key))
+            out.append(": ")
+            _dump(item, out, inner)
+            separator = "," + inner
+        out.append(newline + "}")
+    elif isinstance(value, (list, tuple)):
+        if not value:
+            out.append("[]")
+            return
+        inner = newline + "  "
+        separator = "[" + inner
+        for item in value:
+            out.append(separator)
+            _dump(item, out, inner)
+            separator = "," + inner
+        out.append(newline + "]")
+    else:
+        raise _Unusual
 
 
 def export_names(names: Iterable[str], flavour: str) -> dict[str, str]:
