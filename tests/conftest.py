@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import importlib
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -39,17 +41,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-@pytest.fixture(scope="session", autouse=True)
-def codegen_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """codegen's rebuild records go to a temporary folder, never the user's cache (subprocesses inherit it)."""
-    folder = tmp_path_factory.mktemp("codegen-cache")
-    before = os.environ.get("CODEGEN_CACHE_DIR")
-    os.environ["CODEGEN_CACHE_DIR"] = str(folder)
-    yield folder
-    if before is None:
-        os.environ.pop("CODEGEN_CACHE_DIR", None)
-    else:
-        os.environ["CODEGEN_CACHE_DIR"] = before
+def pytest_configure(config: pytest.Config) -> None:
+    """codegen's rebuild records go to a folder of this session, never the user's cache: set before test modules
+    load, so environments copied from os.environ then, and subprocesses, carry it too.
+    """
+    os.environ["CODEGEN_CACHE_DIR"] = tempfile.mkdtemp(prefix="codegen-cache-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(os.environ.pop("CODEGEN_CACHE_DIR", ""), ignore_errors=True)
 
 
 @pytest.fixture
