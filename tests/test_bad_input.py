@@ -4,6 +4,7 @@ appears outside OUT (SPEC §6, §7)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -20,7 +21,11 @@ DIAGNOSTIC = re.compile(
 
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    env = {
+        "PYTHONPATH": str(ROOT),
+        "PATH": "/usr/bin:/bin",
+        "CODEGEN_CACHE_DIR": os.environ["CODEGEN_CACHE_DIR"],  # never the user's cache
+    }
     return subprocess.run(
         [sys.executable, "-m", "codegen", *args],
         cwd=cwd,

@@ -46,6 +46,7 @@ def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         "PYTHONPATH": str(ROOT),
         "PATH": "/usr/bin:/bin",
         "PYTHONIOENCODING": "utf-8",
+        "CODEGEN_CACHE_DIR": os.environ["CODEGEN_CACHE_DIR"],  # never the user's cache
     }
     return subprocess.run(
         [sys.executable, "-m", "codegen", *args],
