@@ -8,7 +8,14 @@ types to Python and identical output for the same tool written in any format. Fr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import (
+    Callable,
+    ItemsView,
+    Iterator,
+    KeysView,
+    Mapping,
+    ValuesView,
+)
 from dataclasses import dataclass, field
 from typing import Any, Union
 
@@ -42,6 +49,22 @@ class JObject(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self._items)
+
+    # The dict's own methods: Mapping's generic ones cost a Python call per key, on every walk of a schema.
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._items.get(key, default)
+
+    def keys(self) -> KeysView[str]:
+        return self._items.keys()
+
+    def items(self) -> ItemsView[str, Any]:
+        return self._items.items()
+
+    def values(self) -> ValuesView[Any]:
+        return self._items.values()
 
     def __repr__(self) -> str:
         return f"JObject({self._items!r})"
