@@ -272,14 +272,15 @@ def _up_to_date(
 
 
 def _check(out: Path, files: dict[str, str], diags: Diagnostics, quiet: bool) -> int:
-    """Compare OUT with a fresh compile (nothing in OUT is trusted); exit 1 if a build would change it."""
+    """Compare OUT with a fresh compile (nothing in OUT is trusted); exit 1 if a build would change it or OUT
+    holds a file codegen did not generate (OUT belongs to codegen)."""
     chunks = diff_output(out, files, diags)
-    if chunks:
+    strays = sum(1 for d in diags.sorted() if d.code == "stray-file")
+    if chunks or strays:
         sys.stdout.write("".join(chunks))
-        print(
-            f"codegen: {out} is out of date ({len(chunks)} file(s) differ)",
-            file=sys.stderr,
-        )
+        found = [f"{len(chunks)} file(s) differ"] if chunks else []
+        found += [f"{strays} stray file(s)"] if strays else []
+        print(f"codegen: {out} is out of date ({', '.join(found)})", file=sys.stderr)
         return 1
     if not quiet:
         print(f"codegen: {out} is up to date ({len(files)} files)")
