@@ -37,6 +37,16 @@ _BFCL_TYPES: dict[str, dict[str, Any]] = {
 _INPUT_KEYS = ("parameters", "inputSchema", "inputs", "input_schema")
 _OUTPUT_KEYS = ("outputSchema", "outputs", "response", "output_schema")
 _TOOL_KEYS = {"name", "description", "config_schema", *_INPUT_KEYS, *_OUTPUT_KEYS}
+_LILUX_KEYS = ("inputs", "outputs", "executor")
+
+
+def with_title(schema: JObject, title: str, span: Span) -> JObject:
+    """`schema` with `title` as its first keyword (in place of any title it had), spans kept."""
+    items = {"title": title, **{k: v for k, v in schema.items() if k != "title"}}
+    key_spans = {k: schema.key_span(k) for k in schema if k != "title"}
+    value_spans = {k: schema.value_span(k) for k in schema if k != "title"}
+    key_spans["title"] = value_spans["title"] = span
+    return JObject(items, schema.span, key_spans, value_spans)
 
 
 def load_schema_file(source: SourceFile, diags: Diagnostics) -> SpecModule:
@@ -139,8 +149,11 @@ def _tool(entry: Any, source: SourceFile, diags: Diagnostics) -> Tool | None:
             entry.span,
         )
         return None
-    name = entry.get("name", entry.get("tool_id"))
-    name_key = "name" if "name" in entry else "tool_id"
+    # A Lilux manifest names its tool by `tool_id` and gives `name` as a human-readable title; every other
+    # shape (and a manifest without `tool_id`) names it by `name`.
+    name_key = "tool_id" if "tool_id" in entry else "name"
+    name = entry.get(name_key)
+    title = entry.get("name") if name_key == "tool_id" else None
     if not isinstance(name, str) or not name:
         diags.error(
             "tool-name",
@@ -149,12 +162,22 @@ def _tool(entry: Any, source: SourceFile, diags: Diagnostics) -> Tool | None:
         )
         return None
     if not TOOL_NAME.match(name):
+        hint = ""
+        if name_key == "name" and any(key in entry for key in _LILUX_KEYS):
+            hint = "; a Lilux manifest names its tool by 'tool_id' ('name' is then its title)"
         diags.error(
             "tool-name",
-            f"{name!r} is not a valid tool name: use letters, digits, '_', '-' and '.', starting with a letter",
+            f"{name!r} is not a valid tool name: use letters, digits, '_', '-' and '.', starting with a letter{hint}",
             entry.value_span(name_key),
         )
         return None
+    if title is not None and not isinstance(title, str):
+        diags.error(
+            "tool-title",
+            "the tool's 'name' (its human-readable title beside 'tool_id') must be a string",
+            entry.value_span("name"),
+        )
+        title = None
     description = entry.get("description")
     if description is not None and not isinstance(description, str):
         diags.error(
@@ -185,6 +208,8 @@ def _tool(entry: Any, source: SourceFile, diags: Diagnostics) -> Tool | None:
             _span_of(input_schema, source),
         )
         return None
+    if title and title.strip() and title != name and "title" not in input_schema:
+        input_schema = with_title(input_schema, title, entry.value_span("name"))
     if config_schema is not None and not isinstance(config_schema, JObject):
         diags.error(
             "config-schema",
