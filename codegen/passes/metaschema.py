@@ -22,6 +22,10 @@ from datetime import date
 from typing import Any
 from uuid import UUID
 
+from ..runtime.validation.data import (
+    _json_type as json_type,
+)  # the names the runtime reports
+
 MAX_DEPTH = 64  # containers inside containers, as the runtime validator accepts
 _MAX_BITS = 4300 * 3.33  # Python's integer digit limit (4,300 digits), in bits
 
@@ -132,23 +136,6 @@ KEYWORDS: dict[str, str] = {
 _DATA = frozenset({"const", "enum", "default", "examples"})
 
 
-def kind_of(value: Any) -> str:
-    """The JSON type name the runtime validator reports (integral floats are numbers here)."""
-    if isinstance(value, (str, date, UUID)):
-        return "string"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    return "object"
-
-
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -191,7 +178,7 @@ class _Check:
         self.patterns = patterns
 
     def expected(self, path: Path, wanted: str, value: Any) -> None:
-        self.problems.append((path, f"expected {wanted}, got {kind_of(value)}"))
+        self.problems.append((path, f"expected {wanted}, got {json_type(value)}"))
 
     def scalar(self, value: Any, path: Path) -> bool:
         """Whether a non-container is JSON data (reporting it if not)."""
@@ -360,7 +347,7 @@ class _Check:
                 self.any(value, path, depth, True)
             elif not self.scalar(value, path):
                 return
-            self.types_mismatch(path, f"expected array, got {kind_of(value)}")
+            self.types_mismatch(path, f"expected array, got {json_type(value)}")
             return
         if not self.container(value, path, depth):
             return
@@ -435,7 +422,7 @@ class _Check:
             elif isinstance(item, Mapping) or item is True or item is False:
                 self.schema(item, here, depth + 1)
             elif self.scalar(item, here):
-                kind = kind_of(item)
+                kind = json_type(item)
                 message = (
                     "does not match any of the 2 anyOf alternatives: "
                     f"(1) expected object or boolean, got {kind}; (2) expected array, got {kind}"
