@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .exports import export_names, mcp_call_result, openai_arguments
+from .models import to_json_data
 from .validation import validate
 
 _MISSING = object()
@@ -147,6 +148,16 @@ class ToolSpec:
         if not self._result_adapter:
             self._result_adapter.append(TypeAdapter(self.result_type))
         return self._result_adapter[0]
+
+    def admits_none(self) -> bool:
+        """Whether the declared Python result type takes None (`Any` says nothing)."""
+        if self.result_type is Any:
+            return False
+        try:
+            self.result_adapter().validate_python(None)
+        except ValidationError:
+            return False
+        return True
 
 
 @dataclass(frozen=True)
@@ -319,17 +330,25 @@ def _call(
             "implementation_error",
             f"the tool failed while running: {_exception_text(exc)}",
         )
+    if spec.output_schema is not None and not (value is None and spec.admits_none()):
+        # The same exact check as the arguments get: Pydantic alone would take "1.5" or True for a number.
+        # (A single-row SQL tool's "no row" is None, which its output schema does not say yet.)
+        value = to_json_data(value)
+        problems = validate(value, spec.output_schema)
+        if problems:
+            found = tuple(Problem(_dotted(p.path), p.message) for p in problems)
+            return _fail(name, "invalid_result", _BAD_RESULT, *found)
     try:
         value = spec.result_adapter().validate_python(value)
     except ValidationError as exc:
-        return _fail(
-            name,
-            "invalid_result",
-            "the tool's implementation returned a result that does not match its "
-            "output schema (a fault in the tool, not in the arguments)",
-            *_pydantic_problems(exc),
-        )
+        return _fail(name, "invalid_result", _BAD_RESULT, *_pydantic_problems(exc))
     return ToolResult(name, value, output_schema=spec.output_schema)
+
+
+_BAD_RESULT = (
+    "the tool's implementation returned a result that does not match its "
+    "output schema (a fault in the tool, not in the arguments)"
+)
 
 
 _FIX_ARGUMENTS = (

@@ -23,7 +23,10 @@ from pydantic import (
     ConfigDict,
     GetJsonSchemaHandler,
     RootModel,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
     TypeAdapter,
+    model_serializer,
     model_validator,
 )
 from pydantic.functional_validators import ModelWrapValidatorHandler
@@ -228,6 +231,23 @@ class SchemaModel(BaseModel):
         model.__pydantic_fields_set__.difference_update(shadowed.values())
         return model
 
+    @model_serializer(mode="wrap")
+    def _omit_absent(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> Any:
+        """A field that was not given and holds None is absent, not null: the `None` stands for "no value",
+        and the schema may not allow null there. Fields that were given, or have a default, are dumped.
+        """
+        data = handler(self)
+        if not isinstance(data, dict):
+            return data
+        given = self.__pydantic_fields_set__
+        values = self.__dict__
+        for name, wire in _dump_keys(type(self)):
+            if values.get(name) is None and name not in given:
+                data.pop(wire if info.by_alias else name, None)
+        return data
+
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
         """The JSON Schema (draft 2020-12) this model enforces: exactly the instances it accepts."""
@@ -238,6 +258,15 @@ class SchemaModel(BaseModel):
         cls, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
     ) -> dict[str, Any]:
         return _embeddable_schema(cls)
+
+
+def _dump_keys(cls: type[BaseModel]) -> list[tuple[str, str]]:
+    """(Python name, wire name) of every field."""
+    cached: list[tuple[str, str]] | None = cls.__dict__.get("__codegen_dump_keys__")
+    if cached is None:
+        cached = [(name, info.alias or name) for name, info in cls.model_fields.items()]
+        setattr(cls, "__codegen_dump_keys__", cached)
+    return cached
 
 
 class SchemaRootModel(RootModel[RootT], Generic[RootT]):
