@@ -485,7 +485,7 @@ def test_entities_recursive_and_across_formats(
     tree = pkg.TreeNode.model_validate({"label": "a", "children": [{"label": "b"}]})
     assert tree.children[0].label == "b" and tree.children[0].children == []
     entity = json.loads((out / "schemas" / "entities" / "TreeNode.json").read_text())
-    assert list(entity)[:3] == ["$schema", "type", "description"]
+    assert list(entity)[:4] == ["$schema", "title", "type", "description"]
     assert (
         pkg.Pet.model_validate({"name": "rex", "owner": {"name": "ann"}}).owner.name
         == "ann"

@@ -1,8 +1,10 @@
 """The same tool written in Brimley YAML, gram and JSON compiles to the same `<Tool>Args` model, the same stub
-and the same `schemas/<tool>.json`, byte for byte (one IR, one mapping from types to Python).
+and the same `schemas/<tool>.json`, byte for byte (one IR, one mapping from types to Python); the same entity
+to the same model and the same `schemas/entities/<Entity>.json`, titled by its name in every format.
 
 Each format is compiled on its own; three tools cover an entity parameter and result, a record parameter, and
-defaults, enums, dates, decimals and lists.
+defaults, enums, dates, decimals and lists; two entities cover an untitled and a titled `*.schema.json` and the
+field types.
 """
 
 from __future__ import annotations
@@ -19,6 +21,19 @@ GRAM = """
 [Pet:Entity {description: "A pet."} |
   (name::Text),
   (age::Int {minimum: 0})
+]
+
+[Order:Entity {description: "An order."} |
+  (id::Int {minimum: 1}),
+  (total::Decimal),
+  (placed::DateTime),
+  (day::Date {default: "2024-01-01"}),
+  (note::Text {default: "", maxLength: 200}),
+  (tags::Array {elementType: "Text", default: []}),
+  (paid::Boolean {default: false}),
+  (weight::Double),
+  (pet::Pet),
+  (status::Text {enum: ["open", "closed"]})
 ]
 
 [adopt_pet:Tool {description: "Adopts a pet."} |
@@ -50,6 +65,25 @@ PET_SCHEMA = {
         "age": {"type": "integer", "minimum": 0},
     },
     "required": ["name", "age"],
+    "additionalProperties": False,
+}
+ORDER_SCHEMA = {
+    "title": "Order",
+    "type": "object",
+    "description": "An order.",
+    "properties": {
+        "id": {"type": "integer", "minimum": 1},
+        "total": {"type": "number", "format": "decimal"},
+        "placed": {"type": "string", "format": "date-time"},
+        "day": {"type": "string", "format": "date", "default": "2024-01-01"},
+        "note": {"type": "string", "default": "", "maxLength": 200},
+        "tags": {"type": "array", "default": [], "items": {"type": "string"}},
+        "paid": {"type": "boolean", "default": False},
+        "weight": {"type": "number"},
+        "pet": {"$ref": "Pet.schema.json"},
+        "status": {"type": "string", "enum": ["open", "closed"]},
+    },
+    "required": ["id", "total", "placed", "weight", "pet", "status"],
     "additionalProperties": False,
 }
 JSON_TOOLS = [
@@ -129,6 +163,22 @@ fields:
   name: string
   age: {type: int, minimum: 0}
 """,
+    "Order.yaml": """
+type: entity
+name: Order
+description: An order.
+fields:
+  id: {type: int, minimum: 1}
+  total: decimal
+  placed: datetime
+  day: {type: date, default: 2024-01-01}
+  note: {type: string, default: "", maxLength: 200}
+  tags: {type: 'string[]', default: []}
+  paid: {type: bool, default: false}
+  weight: float
+  pet: Pet
+  status: {type: string, enum: [open, closed]}
+""",
     "adopt_pet.yaml": """
 name: adopt_pet
 type: python_function
@@ -190,6 +240,7 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str
     found["gram"] = compile_ok(gram)
     js = tmp_path_factory.mktemp("json")
     (js / "Pet.schema.json").write_text(json.dumps(PET_SCHEMA, indent=2))
+    (js / "Order.schema.json").write_text(json.dumps(ORDER_SCHEMA, indent=2))
     (js / "tools.json").write_text(json.dumps(JSON_TOOLS, indent=2))
     found["json"] = compile_ok(js)
     brimley = tmp_path_factory.mktemp("brimley")
@@ -232,15 +283,26 @@ def test_brimley_gram_and_json_give_identical_output(
         )
 
 
-def test_the_entity_is_identical_too(outputs: dict[str, dict[str, str]]) -> None:
-    for other in ("gram", "json"):
-        assert (
-            outputs["brimley"]["schemas/entities/Pet.json"]
-            == outputs[other]["schemas/entities/Pet.json"]
-        )
-        assert block(outputs["brimley"], "class Pet(") == block(
-            outputs[other], "class Pet("
-        )
+@pytest.mark.parametrize("entity", ["Pet", "Order"])
+@pytest.mark.parametrize("other", ["gram", "json"])
+def test_the_entities_are_identical_too(
+    outputs: dict[str, dict[str, str]], entity: str, other: str
+) -> None:
+    path = f"schemas/entities/{entity}.json"
+    brimley, theirs = outputs["brimley"], outputs[other]
+    assert brimley[path] == theirs[path]
+    assert block(brimley, f"class {entity}(") == block(theirs, f"class {entity}(")
+    const = f"{entity.upper()}_SCHEMA: "
+    assert block(brimley, const) == block(theirs, const)
+
+
+@pytest.mark.parametrize("fmt", ["brimley", "gram", "json"])
+def test_every_entity_schema_is_titled_by_its_name(
+    outputs: dict[str, dict[str, str]], fmt: str
+) -> None:
+    for entity in ("Pet", "Order"):
+        schema = json.loads(outputs[fmt][f"schemas/entities/{entity}.json"])
+        assert list(schema)[:2] == ["$schema", "title"] and schema["title"] == entity
 
 
 def test_the_stubs_say_what_was_written(outputs: dict[str, dict[str, str]]) -> None:
@@ -252,3 +314,13 @@ def test_the_stubs_say_what_was_written(outputs: dict[str, dict[str, str]]) -> N
         and "tags: list[str] = []" in stub
         and ") -> list[float]:" in stub
     )
+
+
+def test_a_boolean_entity_schema_is_titled_too(tmp_path: Path) -> None:
+    (tmp_path / "Anything.schema.json").write_text("true")
+    (tmp_path / "Nothing.schema.json").write_text("false")
+    files = compile_ok(tmp_path)
+    anything = json.loads(files["schemas/entities/Anything.json"])
+    nothing = json.loads(files["schemas/entities/Nothing.json"])
+    assert anything == {"$schema": anything["$schema"], "title": "Anything"}
+    assert nothing == {"$schema": nothing["$schema"], "title": "Nothing", "not": {}}

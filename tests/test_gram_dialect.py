@@ -444,6 +444,7 @@ def test_entity() -> None:
     )
     assert js(entity.schema) == json.dumps(
         {
+            "title": "User",
             "type": "object",
             "description": "A user",
             "properties": {

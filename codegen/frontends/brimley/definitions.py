@@ -40,6 +40,7 @@ from .arguments import (
 )
 from .safe_yaml import load_yaml
 from ..gram.schema import near_miss
+from ..json.tools import entity_schema
 from ...sqlscan import Scan, scan
 
 __all__ = ["load_brimley_yaml", "load_brimley_sql", "has_sql_header"]
@@ -368,7 +369,8 @@ class _Document:
             description,
             doc.value_span("description") if description else doc.span,
         )
-        return Entity(name, doc.value_span("name"), description, schema)
+        span = doc.value_span("name")
+        return Entity(name, span, description, entity_schema(schema, name, span))
 
     # ── Functions ──────────────────────────────────────────────────────────────────────────────────────────
 

@@ -36,6 +36,7 @@ from .syntax import (
     SubjectPattern,
     parse_gram,
 )
+from ..json.tools import entity_schema
 from .schema import (
     BUILTIN_TYPES,
     TYPE_NAME,
@@ -629,10 +630,11 @@ class _Lowering:
                     self.span(entries[key].key),
                 )
         schema = self._entity_schema(pattern, what, description)
-        return (
-            Entity(name.text, self.span(name), description, schema)
-            if schema is not None
-            else None
+        if schema is None:
+            return None
+        span = self.span(name)
+        return Entity(
+            name.text, span, description, entity_schema(schema, name.text, span)
         )
 
     def _valid_entity_name(self, name: Name) -> bool:

@@ -66,14 +66,27 @@ def load_schema_file(source: SourceFile, diags: Diagnostics) -> SpecModule:
         name = stem
     span = doc.span if isinstance(doc, JObject) else source.span(0)
     description = doc.get("description") if isinstance(doc, JObject) else None
+    if isinstance(doc, bool):  # its object twin, which can carry the title
+        doc = JObject({} if doc else {"not": JObject({}, span)}, span)
+    schema = entity_schema(doc, name, span)
     return SpecModule(
         source,
         entities=(
             Entity(
-                name, span, description if isinstance(description, str) else None, doc
+                name,
+                span,
+                description if isinstance(description, str) else None,
+                schema,
             ),
         ),
     )
+
+
+def entity_schema(schema: JObject, name: str, span: Span) -> JObject:
+    """An entity's schema as every front end gives it: titled by the entity's name, so that the same entity
+    written in any format has the same schema (and a schema file read back keeps its name).
+    """
+    return with_title(schema, name, span)
 
 
 # Keywords of older drafts whose meaning 2020-12 changed; reading them as 2020-12 would silently change a schema.
