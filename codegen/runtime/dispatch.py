@@ -103,8 +103,9 @@ class ContextArg:
     default: Any = None
     # The argument's name in the spec: a caller's value under it is dropped (the context wins).
     wire: str = ""
-    # The Python type the value is converted to (lax: the application, not an LLM, sets it).
+    # The Python type the value becomes, after the exact check against `schema` (its declared JSON Schema).
     type: Any = Any
+    schema: Any = None
 
 
 class MissingContextError(LookupError):
@@ -292,13 +293,18 @@ def _call(
                     f"{arg.path!r} in its context (the arguments cannot fix this)",
                 )
             kwargs[arg.name] = _context_value(arg, arg.default)
-        except ValidationError as exc:
+        except (ValidationError, ContextValueError) as exc:
+            found = (
+                exc.problems
+                if isinstance(exc, ContextValueError)
+                else _pydantic_problems(exc)
+            )
             return _fail(
                 name,
                 "invalid_context",
                 f"the tool cannot run: the application's context value at {arg.path!r} "
                 "is invalid (the arguments cannot fix this)",
-                *_pydantic_problems(exc),
+                *found,
             )
     if spec.config_model is not None:
         settings = _config(spec, config)
@@ -384,9 +390,33 @@ def _config(spec: ToolSpec, config: Mapping[str, Any] | None) -> Any:
 
 
 def _context_value(arg: ContextArg, value: Any) -> Any:
-    if arg.type is Any:
+    return context_value(value, arg.type, arg.schema)
+
+
+class ContextValueError(ValueError):
+    """A context value that its declared schema rejects."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(
+            "; ".join(f"{p.path or 'value'}: {p.message}" for p in problems)
+        )
+        self.problems = problems
+
+
+def context_value(value: Any, kind: Any, schema: Any = None) -> Any:
+    """A context value checked exactly against its declared schema (as arguments are: no "5" for an
+    integer, constraints enforced), then given its Python type. Without a schema (code generated before
+    context schemas were emitted) Pydantic's conversion alone applies."""
+    if schema is not None:
+        value = to_json_data(value)
+        problems = validate(value, schema)
+        if problems:
+            raise ContextValueError(
+                [Problem(_dotted(p.path), p.message) for p in problems]
+            )
+    if kind is Any:
         return value
-    return _context_adapter(arg.type).validate_python(value)
+    return _context_adapter(kind).validate_python(value)
 
 
 _ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
