@@ -294,7 +294,7 @@ def _call(
                 )
             kwargs[arg.name] = _context_value(arg, arg.default)
         except (ValidationError, ContextValueError) as exc:
-            found = (
+            wrong = (
                 exc.problems
                 if isinstance(exc, ContextValueError)
                 else _pydantic_problems(exc)
@@ -304,7 +304,7 @@ def _call(
                 "invalid_context",
                 f"the tool cannot run: the application's context value at {arg.path!r} "
                 "is invalid (the arguments cannot fix this)",
-                *found,
+                *wrong,
             )
     if spec.config_model is not None:
         settings = _config(spec, config)
