@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .exports import export_names, mcp_call_result, openai_arguments
-from .models import to_json_data
+from .models import read_json, to_json_data, to_json_output, write_json
 from .validation import validate
 
 _MISSING = object()
@@ -84,7 +84,7 @@ class ToolResult:
         return _jsonable(self.value)
 
     def to_json(self) -> str:
-        return json.dumps(self.to_data(), ensure_ascii=False)
+        return _json_text(self.to_data())
 
     def to_mcp(self) -> dict[str, Any]:
         """An MCP `tools/call` result: text content, `structuredContent` where the tool has an output
@@ -92,7 +92,8 @@ class ToolResult:
         if self.error is not None:
             return mcp_call_result({}, error=self.error.to_dict())
         definition = {"outputSchema": self.output_schema}
-        return mcp_call_result(definition, _jsonable(self.value))
+        data = _jsonable(self.value)
+        return mcp_call_result(definition, data, text=_json_text(data))
 
 
 @dataclass(frozen=True)
@@ -249,7 +250,7 @@ def _call(
             data = {}  # some clients send "" for a call without arguments
         else:
             try:
-                data = json.loads(arguments)
+                data = read_json(arguments)  # a decimal argument gets every digit
             except RecursionError:
                 return _fail(
                     name, "invalid_arguments", "the arguments are nested too deeply"
@@ -484,7 +485,12 @@ def _dotted(path: tuple[Any, ...]) -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    # By wire name, and only what was set: the dump must validate against the schema it came from.
-    return TypeAdapter(Any).dump_python(
-        value, mode="json", by_alias=True, exclude_unset=True
+    # By wire name, and only what was set: the dump must validate against the schema it came from. Decimals
+    # are numbers (Pydantic's JSON mode would make them strings).
+    return to_json_output(
+        TypeAdapter(Any).dump_python(value, by_alias=True, exclude_unset=True)
     )
+
+
+def _json_text(data: Any) -> str:
+    return write_json(data, lambda d: json.dumps(d, ensure_ascii=False))
