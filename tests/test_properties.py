@@ -13,10 +13,12 @@ accepts, also when Pydantic embeds it in a bigger schema (`TypeAdapter(list[Mode
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
@@ -289,3 +291,116 @@ def test_model_json_schema_accepts_what_the_model_accepts(
         f"\n{which}: {count} models, {checked} instances checked on model_json_schema()"
     )
     assert checked
+
+
+# -- dumps round trip --------------------------------------------------------------
+
+
+def round_trip(out: Path, package: ModuleType, source: str) -> None:
+    """For every valid drawn instance: `validate -> dump(by_alias, mode="json") -> validate` is the identity,
+    and the dump (as data and as `model_dump_json` text) is valid against the emitted schema.
+    """
+    checked = 0
+    failures: list[str] = []
+    for subject in subjects(out, package):
+        for instance in drawn(subject.schema):
+            if not oracle(subject.schema, instance) or (
+                subject.tool_args and not isinstance(instance, dict)
+            ):
+                continue
+            model = subject.model.model_validate(instance)
+            dump = model.model_dump(by_alias=True, mode="json")
+            text = model.model_dump_json(by_alias=True)
+            for label, data in (
+                ("dump", dump),
+                ("dump_json", json.loads(text, parse_float=Decimal)),
+            ):
+                if not oracle(subject.schema, data):
+                    failures.append(f"{subject.label}: {label} {data!r} is invalid")
+            again = subject.model.model_validate(dump)
+            if again.model_dump(by_alias=True, mode="json") != dump:
+                failures.append(f"{subject.label}: {instance!r} -> {dump!r} changed")
+            if (
+                subject.model.model_validate_json(text).model_dump()
+                != model.model_dump()
+            ):
+                failures.append(f"{subject.label}: {text} read back differently")
+            checked += 1
+    print(f"\n{source}: {checked} valid instances dumped and read back")
+    assert checked
+    assert not failures, "\n".join(failures[:20])
+
+
+def test_examples_dumps_round_trip(examples_package: tuple[Path, ModuleType]) -> None:
+    round_trip(*examples_package, "examples/specs")
+
+
+def test_real_tools_dumps_round_trip(
+    real_tools_package: tuple[Path, ModuleType],
+) -> None:
+    round_trip(*real_tools_package, "../shared/corpus/real-tools")
+
+
+def results_round_trip(package: ModuleType, source: str) -> None:
+    """For every tool with an output schema and every valid result drawn from it: dispatch accepts it, and its
+    `to_data()`, `to_json()` and MCP `structuredContent` are valid against the emitted schemas.
+    """
+    runtime = __import__(
+        f"{package.__name__}._runtime.dispatch", fromlist=["call_tool"]
+    )
+    exports = __import__(
+        f"{package.__name__}._runtime.exports", fromlist=["mcp_output_schema"]
+    )
+    checked = 0
+    failures: list[str] = []
+    for name, spec in sorted(package.TOOLS.items()):
+        if spec.output_schema is None:
+            continue
+        arguments = next(
+            (
+                a
+                for a in drawn(dict(spec.input_schema))
+                if isinstance(a, dict) and oracle(dict(spec.input_schema), a)
+            ),
+            None,
+        )
+        if arguments is None:
+            continue
+        schema = dict(spec.output_schema)
+        mcp_schema = exports.mcp_output_schema(schema)[0]
+        for value in drawn(schema):
+            if not oracle(schema, value):
+                continue
+            fake = dataclasses.replace(
+                spec,
+                context_args=(),
+                config_model=None,
+                implementation=lambda args, context, v=value: copy.deepcopy(v),
+            )
+            result = runtime.call_tool(fake, name, arguments, None, None)
+            if not result.ok:
+                failures.append(f"{name}: {value!r} refused: {result.error}")
+                continue
+            for label, data, against in (
+                ("to_data", result.to_data(), schema),
+                ("to_json", json.loads(result.to_json(), parse_float=Decimal), schema),
+                ("structuredContent", result.to_mcp()["structuredContent"], mcp_schema),
+            ):
+                if not oracle(against, data):
+                    failures.append(f"{name}: {label} {data!r} is invalid")
+            checked += 1
+    print(f"\n{source}: {checked} valid results dispatched")
+    assert checked
+    assert not failures, "\n".join(failures[:20])
+
+
+def test_examples_results_round_trip(
+    examples_package: tuple[Path, ModuleType],
+) -> None:
+    results_round_trip(examples_package[1], "examples/specs")
+
+
+def test_real_tools_results_round_trip(
+    real_tools_package: tuple[Path, ModuleType],
+) -> None:
+    results_round_trip(real_tools_package[1], "../shared/corpus/real-tools")
