@@ -85,6 +85,9 @@ class ParamPlan:
     from_context: str | None = None
     wire: str = ""  # a context-fed parameter's name in the spec
     context_default: Any = None  # its JSON default, when it is optional
+    schema: Any = (
+        None  # a context-fed value's own JSON Schema, checked exactly before it is typed
+    )
 
 
 @dataclass(frozen=True)

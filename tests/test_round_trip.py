@@ -14,6 +14,8 @@ from typing import Any
 import jsonschema
 import pytest
 
+from conftest import generate_package
+
 EXACT = "12345678901234567890.123456789"
 
 
@@ -249,3 +251,43 @@ def test_sql_context_values_are_checked_exactly(
     for bad in ("5", True, 0, 1.5):
         with pytest.raises(ValueError):
             sql.from_context({"t": bad}, "t", int, "tool", schema=schema)
+
+
+CONTEXT_SPEC = """\
+name: greet_tenant
+type: python_function
+description: Greets a tenant.
+arguments:
+  inline:
+    greeting: string
+    tenant_id:
+      type: int
+      minimum: 1
+      from_context: app.tenant.id
+return_shape: string
+"""
+
+
+@pytest.mark.parametrize("value", ["7", 0, True, 7.5])
+def test_generated_code_checks_its_context_values_exactly(
+    tmp_path: Path, import_package: Any, value: Any
+) -> None:
+    """Through generated code: the compiler hands each context-fed value's schema to the runtime."""
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "greet_tenant.yaml").write_text(CONTEXT_SPEC)
+    out, name = generate_package(tmp_path, tmp_path / "specs")
+    pkg = import_package(out, name)
+
+    class Impl:
+        def greet_tenant(self, *, greeting: str, tenant_id: int) -> str:
+            return f"{greeting}, {tenant_id}"
+
+    arguments = {"greeting": "hi"}
+    refused = pkg.dispatch(
+        "greet_tenant", arguments, Impl(), {"app": {"tenant": {"id": value}}}
+    )
+    assert not refused.ok and refused.error.kind == "invalid_context", refused
+    accepted = pkg.dispatch(
+        "greet_tenant", arguments, Impl(), {"app": {"tenant": {"id": 7}}}
+    )
+    assert accepted.ok and accepted.value == "hi, 7"

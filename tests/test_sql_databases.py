@@ -341,10 +341,11 @@ def test_context_values_are_bound_and_scope_the_query(
 def test_context_defaults_and_conversion(pkg: ModuleType, conn: Any) -> None:
     args = pkg.RegionArgs()
     assert pkg.region(conn, args, {"app": {"user": {"id": 7}}}) == "eu/7"
-    context = {"app": {"user": {"id": "8"}}, "config": {"deployment": {"region": "us"}}}
-    assert (
-        pkg.region(conn, args, context) == "us/8"
-    )  # "8" from the application becomes the int 8
+    context = {"app": {"user": {"id": 8}}, "config": {"deployment": {"region": "us"}}}
+    assert pkg.region(conn, args, context) == "us/8"
+    # Context values are checked exactly, as arguments are: the text "8" is not the integer 8.
+    with pytest.raises(ValueError, match="app.user.id"):
+        pkg.region(conn, args, {"app": {"user": {"id": "8"}}})
     with pytest.raises(LookupError, match="app.user.id"):
         pkg.region(conn, args, {"config": {}})
 

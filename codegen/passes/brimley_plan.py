@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..sqlscan import render, scan
-from ..ir import JArray, JObject, Resource, SpecModule, Tool, to_plain
+from ..ir import JArray, JObject, Resource, SpecModule, Tool, schema_objects, to_plain
 from ..runtime.validation import is_valid
 from ..plan import (
     NONE,
@@ -49,19 +49,29 @@ def context_params(
         )
         kind = typer.root_type(class_name(tool.name) + class_name(param.name))
         py_name = names.claim(field_name(param.name))
+        # The runtime checks the value against this schema exactly; one that refers to an entity is left to the
+        # entity's model, which checks itself.
+        refers = any("$ref" in node for node in schema_objects(param.schema))
+        schema = None if refers else to_plain(param.schema)
         if param.required:
-            params.append(ParamPlan(py_name, kind, None, param.path, param.name))
+            params.append(
+                ParamPlan(py_name, kind, None, param.path, param.name, schema=schema)
+            )
             continue
         default = to_plain(param.default)
         if default is None:
             optional = kind if kind.nullable else PyType.union([kind, NONE])
             params.append(
-                ParamPlan(py_name, optional, "None", param.path, param.name, None)
+                ParamPlan(
+                    py_name, optional, "None", param.path, param.name, None, schema
+                )
             )
         else:
             source = default_source(kind, default)
             params.append(
-                ParamPlan(py_name, kind, source, param.path, param.name, default)
+                ParamPlan(
+                    py_name, kind, source, param.path, param.name, default, schema
+                )
             )
     return tuple(params)
 
