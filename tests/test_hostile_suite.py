@@ -300,7 +300,9 @@ def _specs_with(tmp: Path, template: SpecTemplate, values: dict[int, str]) -> Pa
     top = template.rel.split("/")[0]
     specs = tmp / "specs"
     shutil.copytree(EXAMPLES / top, specs / top)
-    (specs / template.rel).write_text(template.fill(values), encoding="utf-8")
+    # Formats with no escape for a lone surrogate get its raw (invalid UTF-8) bytes: that is hostile input too.
+    text = template.fill(values)
+    (specs / template.rel).write_bytes(text.encode("utf-8", "surrogatepass"))
     return specs / top
 
 
