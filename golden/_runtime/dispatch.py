@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .exports import export_names, mcp_call_result, openai_arguments
+from .models import read_json, to_json_data, to_json_output, write_json
 from .validation import validate
 
 _MISSING = object()
@@ -83,7 +84,7 @@ class ToolResult:
         return _jsonable(self.value)
 
     def to_json(self) -> str:
-        return json.dumps(self.to_data(), ensure_ascii=False)
+        return _json_text(self.to_data())
 
     def to_mcp(self) -> dict[str, Any]:
         """An MCP `tools/call` result: text content, `structuredContent` where the tool has an output
@@ -91,7 +92,8 @@ class ToolResult:
         if self.error is not None:
             return mcp_call_result({}, error=self.error.to_dict())
         definition = {"outputSchema": self.output_schema}
-        return mcp_call_result(definition, _jsonable(self.value))
+        data = _jsonable(self.value)
+        return mcp_call_result(definition, data, text=_json_text(data))
 
 
 @dataclass(frozen=True)
@@ -102,8 +104,9 @@ class ContextArg:
     default: Any = None
     # The argument's name in the spec: a caller's value under it is dropped (the context wins).
     wire: str = ""
-    # The Python type the value is converted to (lax: the application, not an LLM, sets it).
+    # The Python type the value becomes, after the exact check against `schema` (its declared JSON Schema).
     type: Any = Any
+    schema: Any = None
 
 
 class MissingContextError(LookupError):
@@ -147,6 +150,16 @@ class ToolSpec:
         if not self._result_adapter:
             self._result_adapter.append(TypeAdapter(self.result_type))
         return self._result_adapter[0]
+
+    def admits_none(self) -> bool:
+        """Whether the declared Python result type takes None (`Any` says nothing)."""
+        if self.result_type is Any:
+            return False
+        try:
+            self.result_adapter().validate_python(None)
+        except ValidationError:
+            return False
+        return True
 
 
 @dataclass(frozen=True)
@@ -237,7 +250,7 @@ def _call(
             data = {}  # some clients send "" for a call without arguments
         else:
             try:
-                data = json.loads(arguments)
+                data = read_json(arguments)  # a decimal argument gets every digit
             except RecursionError:
                 return _fail(
                     name, "invalid_arguments", "the arguments are nested too deeply"
@@ -281,13 +294,18 @@ def _call(
                     f"{arg.path!r} in its context (the arguments cannot fix this)",
                 )
             kwargs[arg.name] = _context_value(arg, arg.default)
-        except ValidationError as exc:
+        except (ValidationError, ContextValueError) as exc:
+            wrong = (
+                exc.problems
+                if isinstance(exc, ContextValueError)
+                else _pydantic_problems(exc)
+            )
             return _fail(
                 name,
                 "invalid_context",
                 f"the tool cannot run: the application's context value at {arg.path!r} "
                 "is invalid (the arguments cannot fix this)",
-                *_pydantic_problems(exc),
+                *wrong,
             )
     if spec.config_model is not None:
         settings = _config(spec, config)
@@ -319,17 +337,25 @@ def _call(
             "implementation_error",
             f"the tool failed while running: {_exception_text(exc)}",
         )
+    if spec.output_schema is not None and not (value is None and spec.admits_none()):
+        # The same exact check as the arguments get: Pydantic alone would take "1.5" or True for a number.
+        # (A single-row SQL tool's "no row" is None, which its output schema does not say yet.)
+        value = to_json_data(value)
+        problems = validate(value, spec.output_schema)
+        if problems:
+            found = tuple(Problem(_dotted(p.path), p.message) for p in problems)
+            return _fail(name, "invalid_result", _BAD_RESULT, *found)
     try:
         value = spec.result_adapter().validate_python(value)
     except ValidationError as exc:
-        return _fail(
-            name,
-            "invalid_result",
-            "the tool's implementation returned a result that does not match its "
-            "output schema (a fault in the tool, not in the arguments)",
-            *_pydantic_problems(exc),
-        )
+        return _fail(name, "invalid_result", _BAD_RESULT, *_pydantic_problems(exc))
     return ToolResult(name, value, output_schema=spec.output_schema)
+
+
+_BAD_RESULT = (
+    "the tool's implementation returned a result that does not match its "
+    "output schema (a fault in the tool, not in the arguments)"
+)
 
 
 _FIX_ARGUMENTS = (
@@ -365,9 +391,33 @@ def _config(spec: ToolSpec, config: Mapping[str, Any] | None) -> Any:
 
 
 def _context_value(arg: ContextArg, value: Any) -> Any:
-    if arg.type is Any:
+    return context_value(value, arg.type, arg.schema)
+
+
+class ContextValueError(ValueError):
+    """A context value that its declared schema rejects."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(
+            "; ".join(f"{p.path or 'value'}: {p.message}" for p in problems)
+        )
+        self.problems = problems
+
+
+def context_value(value: Any, kind: Any, schema: Any = None) -> Any:
+    """A context value checked exactly against its declared schema (as arguments are: no "5" for an
+    integer, constraints enforced), then given its Python type. Without a schema (code generated before
+    context schemas were emitted) Pydantic's conversion alone applies."""
+    if schema is not None:
+        value = to_json_data(value)
+        problems = validate(value, schema)
+        if problems:
+            raise ContextValueError(
+                [Problem(_dotted(p.path), p.message) for p in problems]
+            )
+    if kind is Any:
         return value
-    return _context_adapter(arg.type).validate_python(value)
+    return _context_adapter(kind).validate_python(value)
 
 
 _ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
@@ -435,7 +485,12 @@ def _dotted(path: tuple[Any, ...]) -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    # By wire name, and only what was set: the dump must validate against the schema it came from.
-    return TypeAdapter(Any).dump_python(
-        value, mode="json", by_alias=True, exclude_unset=True
+    # By wire name, and only what was set: the dump must validate against the schema it came from. Decimals
+    # are numbers (Pydantic's JSON mode would make them strings).
+    return to_json_output(
+        TypeAdapter(Any).dump_python(value, by_alias=True, exclude_unset=True)
     )
+
+
+def _json_text(data: Any) -> str:
+    return write_json(data, lambda d: json.dumps(d, ensure_ascii=False))

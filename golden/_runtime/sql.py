@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from . import dispatch as _dispatch
 from .dispatch import MissingContextError, lookup
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,9 +37,15 @@ class SqlResultError(LookupError):
 
 
 def from_context(
-    context: Any, path: str, kind: Any, tool: str, default: Any = _MISSING
+    context: Any,
+    path: str,
+    kind: Any,
+    tool: str,
+    default: Any = _MISSING,
+    schema: Any = None,
 ) -> Any:
-    """The value at `path` in `context`, as `kind`; `default` when it is missing, else MissingContextError."""
+    """The value at `path` in `context`, checked against `schema` and typed as `kind`; `default` when it is
+    missing, else MissingContextError."""
     try:
         value = lookup(context, path)
     except LookupError:
@@ -47,13 +54,15 @@ def from_context(
                 f"tool {tool!r} needs a value at {path!r} in the context"
             ) from None
         value = default
-    return context_value(value, kind, path)
+    return context_value(value, kind, path, schema)
 
 
-def context_value(value: Any, kind: Any, path: str) -> Any:
-    """A context value converted to the argument's Python type (lax: the application, not an LLM, set it)."""
+def context_value(value: Any, kind: Any, path: str, schema: Any = None) -> Any:
+    """A context value checked exactly against its declared schema, then typed (as `dispatch` does)."""
     try:
-        return _adapter(kind).validate_python(value)
+        return _dispatch.context_value(value, kind, schema)
+    except _dispatch.ContextValueError as exc:
+        raise ValueError(f"the context value at {path!r} is invalid: {exc}") from None
     except ValidationError as exc:
         problems = "; ".join(error["msg"] for error in exc.errors(include_url=False))
         raise ValueError(

@@ -21,6 +21,7 @@ LOOKUP_PERSON_OUTPUT_SCHEMA: dict[str, Any] = {
     "$ref": "#/$defs/Person",
     "$defs": {
         "Person": {
+            "title": "Person",
             "type": "object",
             "description": "A person in the directory.",
             "properties": {

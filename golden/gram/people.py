@@ -9,6 +9,7 @@ from pydantic import ConfigDict, Field
 from .._runtime import dispatch as _dispatch, models as _models
 
 PERSON_SCHEMA: dict[str, Any] = {
+    "title": "Person",
     "type": "object",
     "description": "A person in the directory.",
     "properties": {
@@ -63,6 +64,7 @@ REGISTER_PERSON_OUTPUT_SCHEMA: dict[str, Any] = {
     "$ref": "#/$defs/Person",
     "$defs": {
         "Person": {
+            "title": "Person",
             "type": "object",
             "description": "A person in the directory.",
             "properties": {
@@ -112,6 +114,7 @@ FIND_PEOPLE_OUTPUT_SCHEMA: dict[str, Any] = {
     "items": {"$ref": "#/$defs/Person"},
     "$defs": {
         "Person": {
+            "title": "Person",
             "type": "object",
             "description": "A person in the directory.",
             "properties": {

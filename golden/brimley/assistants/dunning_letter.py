@@ -22,6 +22,7 @@ DUNNING_LETTER_INPUT_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
     "$defs": {
         "Invoice": {
+            "title": "Invoice",
             "type": "object",
             "description": "One invoice of a customer account.",
             "properties": {
@@ -131,6 +132,7 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
                 default=None,
                 wire="signature",
                 type=str,
+                schema={"type": "string"},
             ),
         ),
     ),

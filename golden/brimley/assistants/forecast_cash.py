@@ -34,6 +34,7 @@ FORECAST_CASH_OUTPUT_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
     "$defs": {
         "Invoice": {
+            "title": "Invoice",
             "type": "object",
             "description": "One invoice of a customer account.",
             "properties": {

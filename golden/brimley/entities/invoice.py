@@ -10,6 +10,7 @@ from pydantic import ConfigDict, Field
 from ..._runtime import models as _models
 
 INVOICE_SCHEMA: dict[str, Any] = {
+    "title": "Invoice",
     "type": "object",
     "description": "One invoice of a customer account.",
     "properties": {

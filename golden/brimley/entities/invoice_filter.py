@@ -9,6 +9,7 @@ from pydantic import ConfigDict, Field
 from ..._runtime import models as _models
 
 INVOICE_FILTER_SCHEMA: dict[str, Any] = {
+    "title": "InvoiceFilter",
     "type": "object",
     "description": "Which invoices to list.",
     "properties": {

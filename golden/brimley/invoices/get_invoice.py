@@ -21,6 +21,7 @@ GET_INVOICE_OUTPUT_SCHEMA: dict[str, Any] = {
     "$ref": "#/$defs/Invoice",
     "$defs": {
         "Invoice": {
+            "title": "Invoice",
             "type": "object",
             "description": "One invoice of a customer account.",
             "properties": {
@@ -78,6 +79,7 @@ def bind_get_invoice(args: GetInvoiceArgs, context: Any = None) -> dict[str, Any
             "app.tenant.id",
             int,
             "get_invoice",
+            schema={"type": "integer"},
         ),
     }
 
@@ -148,6 +150,7 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
                 default=None,
                 wire="tenant_id",
                 type=int,
+                schema={"type": "integer"},
             ),
         ),
         implementation=_get_invoice_tool,

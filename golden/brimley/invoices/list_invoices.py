@@ -41,6 +41,7 @@ LIST_INVOICES_OUTPUT_SCHEMA: dict[str, Any] = {
     "items": {"$ref": "#/$defs/Invoice"},
     "$defs": {
         "Invoice": {
+            "title": "Invoice",
             "type": "object",
             "description": "One invoice of a customer account.",
             "properties": {
@@ -108,6 +109,7 @@ def bind_list_invoices(args: ListInvoicesArgs, context: Any = None) -> dict[str,
             "app.tenant.id",
             int,
             "list_invoices",
+            schema={"type": "integer"},
         ),
         "account_ids": args.account_ids,
         "status": args.status,
@@ -188,6 +190,7 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
                 default=None,
                 wire="tenant_id",
                 type=int,
+                schema={"type": "integer"},
             ),
         ),
         implementation=_list_invoices_tool,

@@ -53,6 +53,7 @@ def bind_mark_invoice_paid(
             "app.tenant.id",
             int,
             "mark_invoice_paid",
+            schema={"type": "integer"},
         ),
     }
 
@@ -104,6 +105,7 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
                 default=None,
                 wire="tenant_id",
                 type=int,
+                schema={"type": "integer"},
             ),
         ),
         implementation=_mark_invoice_paid_tool,

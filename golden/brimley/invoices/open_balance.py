@@ -48,6 +48,7 @@ def bind_open_balance(args: OpenBalanceArgs, context: Any = None) -> dict[str, A
             "app.tenant.id",
             int,
             "open_balance",
+            schema={"type": "integer"},
         ),
     }
 
@@ -102,6 +103,7 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
                 default=None,
                 wire="tenant_id",
                 type=int,
+                schema={"type": "integer"},
             ),
         ),
         implementation=_open_balance_tool,

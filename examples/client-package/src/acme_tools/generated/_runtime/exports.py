@@ -382,14 +382,17 @@ def mcp_call_result(
     definition: Mapping[str, Any],
     value: Any = None,
     error: Mapping[str, Any] | None = None,
+    text: str | None = None,
 ) -> dict[str, Any]:
-    """A `tools/call` result: `value` (JSON data) as text content and, where the tool has an output schema, as
-    `structuredContent` (wrapped like its schema); or `error` (a ToolError's `to_dict()`) with `isError`.
+    """A `tools/call` result: `value` (JSON data) as text content (`text` when given: the caller's JSON of
+    it, e.g. decimals written exactly) and, where the tool has an output schema, as `structuredContent`
+    (wrapped like its schema); or `error` (a ToolError's `to_dict()`) with `isError`.
     """
     if error is not None:
         text = json.dumps(dict(error), ensure_ascii=False)
         return {"content": [{"type": "text", "text": text}], "isError": True}
-    text = json.dumps(value, ensure_ascii=False)
+    if text is None:
+        text = json.dumps(value, ensure_ascii=False)
     result: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
     if definition.get("outputSchema") is not None:
         wrapped = mcp_output_schema(definition["outputSchema"])[1]

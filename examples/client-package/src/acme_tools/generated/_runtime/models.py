@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import copy
 import datetime
+import json
+import math
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from decimal import Decimal
 from typing import Any, ClassVar, Generic, TypeVar
 from urllib.parse import quote
 
@@ -23,11 +26,14 @@ from pydantic import (
     ConfigDict,
     GetJsonSchemaHandler,
     RootModel,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
     TypeAdapter,
+    model_serializer,
     model_validator,
 )
 from pydantic.functional_validators import ModelWrapValidatorHandler
-from pydantic_core import PydanticCustomError, core_schema
+from pydantic_core import PydanticCustomError, core_schema, to_json, to_jsonable_python
 
 # Private helpers of the sibling validator: its URI resolution and its list of subschema keywords.
 from .validation import (
@@ -40,6 +46,7 @@ from .validation import (
 )
 
 RootT = TypeVar("RootT")
+ModelT = TypeVar("ModelT", bound=BaseModel)
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 # Pydantic turns floats into ints only within 64 bits; beyond that an integral float must arrive as an int.
 _INT64_LIMIT = 2.0**63
@@ -122,6 +129,99 @@ def _wire_keys(cls: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:
             raise TypeError(f"{cls.__name__}() got two values for the field {wire!r}")
         result[wire] = value
     return result
+
+
+# -- decimals: exact JSON numbers in and out --
+#
+# JSON text is read with Python's parser, a number with a fraction or exponent becoming a `float` when a float
+# is that very number (its shortest text means the same), and a `Decimal` otherwise: a `decimal` field gets it
+# exactly, a `float` field rounds it as before. On the way out a `Decimal` becomes an `int` when integral, a
+# `float` when a float is that very number, and otherwise stays a `Decimal` in JSON data (`model_dump(mode=
+# "json")`, `ToolResult.to_data()`), which the JSON writers here write digit for digit. Never a string: the
+# schema says number.
+
+
+def _json_number(text: str) -> float | Decimal:
+    value = float(text)
+    if math.isinf(value) or Decimal(repr(value)) == Decimal(text):
+        # (Infinity stays a float: it is no JSON number, and no float field could hold the value.)
+        return value
+    return Decimal(text)
+
+
+def read_json(text: str | bytes | bytearray) -> Any:
+    """JSON text as JSON data, numbers exact (above). Raises ValueError or RecursionError."""
+    return json.loads(text, parse_float=_json_number)
+
+
+def json_number(value: Decimal) -> int | float | Decimal:
+    """A decimal as the JSON data of the same number (above)."""
+    if not value.is_finite():
+        return value
+    if value == value.to_integral_value() and value.adjusted() < 4000:
+        return int(value)
+    as_float = float(value)
+    if math.isfinite(as_float) and Decimal(repr(as_float)) == value:
+        return as_float
+    return value
+
+
+def to_json_output(value: Any) -> Any:
+    """A Python-mode dump as JSON data: decimals as numbers (above), other values as Pydantic writes them."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, Decimal):
+        return json_number(value)
+    if isinstance(value, Mapping):
+        return {str(key): to_json_output(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [to_json_output(item) for item in value]
+    return to_json_output(to_jsonable_python(value))
+
+
+def write_json(data: Any, dumps: Callable[[Any], str]) -> str:
+    """JSON data as text by `dumps`, a `Decimal` written as its exact digits (`dumps` never sees one)."""
+    found: list[Decimal] = []
+    nonce = uuid.uuid4().hex
+    text = dumps(_mark_decimals(data, found, nonce))
+    for index, value in enumerate(found):
+        # The mark is a string no dump could hold by chance; `str` of a finite Decimal is JSON number text.
+        text = text.replace(f'"{nonce}:{index}"', str(value), 1)
+    return text
+
+
+def _mark_decimals(value: Any, found: list[Decimal], nonce: str) -> Any:
+    if isinstance(value, Decimal):
+        found.append(value)
+        return f"{nonce}:{len(found) - 1}"
+    if isinstance(value, dict):
+        return {key: _mark_decimals(item, found, nonce) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_mark_decimals(item, found, nonce) for item in value]
+    return value
+
+
+def _dump_json(data: Any, indent: int | None, ensure_ascii: bool) -> str:
+    if ensure_ascii:
+        separators = (",", ": ") if indent is not None else (",", ":")
+        return write_json(
+            data,
+            lambda d: json.dumps(d, indent=indent, separators=separators),
+        )
+    return write_json(data, lambda d: to_json(d, indent=indent).decode())
+
+
+def _validate_json(
+    cls: type[ModelT],
+    fallback: Callable[..., ModelT],
+    text: str | bytes | bytearray,
+    kwargs: dict[str, Any],
+) -> ModelT:
+    try:
+        data = read_json(text)
+    except (ValueError, RecursionError):
+        return fallback(text, **kwargs)  # not JSON: Pydantic's own error
+    return cls.model_validate(data, **kwargs)
 
 
 # -- model_json_schema() --
@@ -228,6 +328,44 @@ class SchemaModel(BaseModel):
         model.__pydantic_fields_set__.difference_update(shadowed.values())
         return model
 
+    @model_serializer(mode="wrap")
+    def _omit_absent(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> Any:
+        """A field that was not given and holds None is absent, not null: the `None` stands for "no value",
+        and the schema may not allow null there. Fields that were given, or have a default, are dumped.
+        """
+        data = handler(self)
+        if not isinstance(data, dict):
+            return data
+        given = self.__pydantic_fields_set__
+        values = self.__dict__
+        for name, wire in _dump_keys(type(self)):
+            if values.get(name) is None and name not in given:
+                data.pop(wire if info.by_alias else name, None)
+        return data
+
+    @classmethod
+    def model_validate_json(
+        cls: type[ModelT], json_data: str | bytes | bytearray, **kwargs: Any
+    ) -> ModelT:
+        """JSON text, its numbers read exactly (a `decimal` field gets every digit), checked and typed."""
+        parent: Any = super()
+        return _validate_json(cls, parent.model_validate_json, json_data, kwargs)
+
+    def model_dump(self, *, mode: str = "python", **kwargs: Any) -> dict[str, Any]:
+        """In JSON mode decimals are numbers, never strings (see `json_number`)."""
+        if mode != "json":
+            return super().model_dump(mode=mode, **kwargs)
+        data: dict[str, Any] = to_json_output(super().model_dump(**kwargs))
+        return data
+
+    def model_dump_json(
+        self, *, indent: int | None = None, ensure_ascii: bool = False, **kwargs: Any
+    ) -> str:
+        """The JSON of `model_dump(mode="json")`, decimals written digit for digit."""
+        return _dump_json(self.model_dump(mode="json", **kwargs), indent, ensure_ascii)
+
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
         """The JSON Schema (draft 2020-12) this model enforces: exactly the instances it accepts."""
@@ -238,6 +376,15 @@ class SchemaModel(BaseModel):
         cls, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
     ) -> dict[str, Any]:
         return _embeddable_schema(cls)
+
+
+def _dump_keys(cls: type[BaseModel]) -> list[tuple[str, str]]:
+    """(Python name, wire name) of every field."""
+    cached: list[tuple[str, str]] | None = cls.__dict__.get("__codegen_dump_keys__")
+    if cached is None:
+        cached = [(name, info.alias or name) for name, info in cls.model_fields.items()]
+        setattr(cls, "__codegen_dump_keys__", cached)
+    return cached
 
 
 class SchemaRootModel(RootModel[RootT], Generic[RootT]):
@@ -252,6 +399,26 @@ class SchemaRootModel(RootModel[RootT], Generic[RootT]):
         if isinstance(data, cls):
             return data
         return _check(data, cls.__json_schema_document__, cls.__json_schema_pointer__)
+
+    @classmethod
+    def model_validate_json(
+        cls: type[ModelT], json_data: str | bytes | bytearray, **kwargs: Any
+    ) -> ModelT:
+        """JSON text, its numbers read exactly (a `decimal` field gets every digit), checked and typed."""
+        parent: Any = super()
+        return _validate_json(cls, parent.model_validate_json, json_data, kwargs)
+
+    def model_dump(self, *, mode: str = "python", **kwargs: Any) -> Any:
+        """In JSON mode decimals are numbers, never strings (see `json_number`)."""
+        if mode != "json":
+            return super().model_dump(mode=mode, **kwargs)
+        return to_json_output(super().model_dump(**kwargs))
+
+    def model_dump_json(
+        self, *, indent: int | None = None, ensure_ascii: bool = False, **kwargs: Any
+    ) -> str:
+        """The JSON of `model_dump(mode="json")`, decimals written digit for digit."""
+        return _dump_json(self.model_dump(mode="json", **kwargs), indent, ensure_ascii)
 
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
