@@ -4,19 +4,23 @@ Every document a tool or entity owns is checked against the 2020-12 meta-schema 
 compile; a definition that fails is reported with the spot in the file and left out, so the passes after this
 one only ever see well-formed schemas. The check uses the runtime validator (it carries the meta-schemas): it
 passes the official suite and takes half the time `jsonschema` takes here, which matters on a 1,000-tool compile.
+
+Two mistakes that are valid JSON Schema are reported too: a keyword one edit or two away from a 2020-12 keyword
+(a warning, `requird` would otherwise be ignored as an annotation) and a `required` property that the object
+certainly forbids (an error: no call could satisfy it).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span
-from ..ir import JArray, JObject, SpecModule
+from ..ir import Entity, JArray, JObject, SpecModule, Tool
 from ..runtime.validation import PatternError, UnsupportedPattern, compile_pattern
-from .metaschema import Pattern, check_metaschema
+from .metaschema import KEYWORDS, Pattern, check_metaschema
 
 _MAX_REPORTED = (
     3  # per document: the first few problems locate the mistake; the rest is noise
@@ -24,35 +28,54 @@ _MAX_REPORTED = (
 
 
 def check_schemas(
-    modules: list[SpecModule], diags: Diagnostics, trusted: Collection[str] = ()
+    modules: list[SpecModule],
+    diags: Diagnostics,
+    trusted: Collection[str] = (),
+    dropped: list[Tool | Entity] | None = None,
 ) -> list[SpecModule]:
-    """The modules without the tools and entities whose schemas are invalid (each reported). Modules from
-    `trusted` files (relative paths unchanged since a successful build) are passed through.
+    """The modules without the tools and entities whose schemas are invalid (each reported; appended to
+    `dropped`, so that later passes still know their names). Modules from `trusted` files (relative paths
+    unchanged since a successful build) are passed through.
     """
     checked = []
     for module in modules:
         if module.source.rel.as_posix() in trusted:
             checked.append(module)
             continue
-        tools = tuple(
-            tool
-            for tool in module.tools
-            if all(
+        tools, entities = [], []
+        for tool in module.tools:
+            docs = (tool.input_schema, tool.output_schema, tool.config_schema)
+            # every document is checked, so that the problems of each are reported in one run
+            verdicts = [
                 _valid(doc, fallback=tool.span, diags=diags)
-                for doc in (tool.input_schema, tool.output_schema, tool.config_schema)
+                for doc in docs
                 if doc is not None
-            )
+            ]
+            _keep(tool, all(verdicts), tools, dropped)
+        for entity in module.entities:
+            valid = _valid(entity.schema, fallback=entity.span, diags=diags)
+            _keep(entity, valid, entities, dropped)
+        checked.append(
+            dataclasses.replace(module, tools=tuple(tools), entities=tuple(entities))
         )
-        entities = tuple(
-            e for e in module.entities if _valid(e.schema, fallback=e.span, diags=diags)
-        )
-        checked.append(dataclasses.replace(module, tools=tools, entities=entities))
     return checked
+
+
+def _keep(
+    definition: Any, valid: bool, kept: list[Any], dropped: list[Any] | None
+) -> None:
+    if valid:
+        kept.append(definition)
+    elif dropped is not None:
+        dropped.append(definition)
 
 
 def _valid(doc: Any, fallback: Span, diags: Diagnostics) -> bool:
     patterns: list[Pattern] = []
-    errors = sorted(check_metaschema(doc, patterns), key=lambda error: -len(error[0]))
+    objects: list[Mapping[str, Any]] = []
+    problems = check_metaschema(doc, patterns, objects)
+    _check_objects(objects, diags)
+    errors = sorted(problems, key=lambda error: -len(error[0]))
     for path, problem in errors[:_MAX_REPORTED]:
         message = _unknown_type(doc, path) or f"not a valid JSON Schema: {problem}"
         diags.error("invalid-schema", message, span_at(doc, list(path), fallback))
@@ -60,6 +83,97 @@ def _valid(doc: Any, fallback: Span, diags: Diagnostics) -> bool:
     for span, pattern, refusal in bad_patterns[:_MAX_REPORTED]:
         diags.error("invalid-schema", _pattern_message(pattern, refusal), span)
     return not errors and not bad_patterns
+
+
+# Keywords of the 2020-12 vocabularies (with the legacy ones the meta-schema still names), for did-you-mean.
+_VOCABULARY = {keyword.lower(): keyword for keyword in KEYWORDS}
+
+
+def _check_objects(objects: list[Mapping[str, Any]], diags: Diagnostics) -> None:
+    """Spec mistakes that are valid JSON Schema: a misspelt keyword (ignored as an annotation), and a
+    `required` property that the object forbids (no instance could ever satisfy both).
+    """
+    for node in objects:
+        if not isinstance(node, JObject):
+            continue
+        for key in node:
+            if key not in KEYWORDS and not key.startswith("x-"):
+                hint = _keyword_hint(key)
+                if hint is not None:
+                    message = f"unknown keyword {key!r}: did you mean {hint!r}?"
+                    diags.warning("unknown-keyword", message, node.key_span(key))
+        required = node.get("required")
+        if isinstance(required, JArray) and _closed(node):
+            for index, name in enumerate(required):
+                if isinstance(name, str) and not _declared(node, name):
+                    diags.error(
+                        "required-undeclared",
+                        f"{name!r} is required but not declared under 'properties', and this object allows "
+                        "no other property: no value can satisfy it",
+                        required.item_span(index),
+                    )
+
+
+def _keyword_hint(key: str) -> str | None:
+    """The keyword `key` was most likely meant to be, if one is close enough. Only near misses count: longer
+    extras that merely contain a keyword (`markdownDescription`, `deprecationMessage`) are annotations.
+    """
+    lower = key.lower()
+    if lower in _VOCABULARY:
+        return _VOCABULARY[lower]  # `maxlength`: keywords are case-sensitive
+    close = difflib.get_close_matches(lower, list(_VOCABULARY), n=1, cutoff=0.75)
+    if not close or abs(len(close[0]) - len(lower)) > 2:
+        return None
+    return _VOCABULARY[close[0]]
+
+
+# Keywords that can evaluate properties of the same instance beside `properties` (for `unevaluatedProperties`).
+_APPLICATORS = (
+    "additionalProperties",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependencies",
+    "$ref",
+    "$dynamicRef",
+    "$recursiveRef",
+)
+
+
+def _closed(node: JObject) -> bool:
+    """Whether the object certainly forbids every property its own keywords do not declare."""
+    kind = node.get("type")
+    if isinstance(kind, str) and kind != "object":
+        return False
+    if isinstance(kind, JArray) and "object" not in kind:
+        return False
+    if node.get("additionalProperties") is False:
+        return True
+    return node.get("unevaluatedProperties") is False and not any(
+        key in node for key in _APPLICATORS
+    )
+
+
+def _declared(node: JObject, name: str) -> bool:
+    """Whether `properties` or `patternProperties` of `node` declare `name` (an unreadable pattern might)."""
+    properties = node.get("properties")
+    if isinstance(properties, JObject) and name in properties:
+        return True
+    patterns = node.get("patternProperties")
+    if not isinstance(patterns, JObject):
+        return False
+    for pattern in patterns:
+        try:
+            if compile_pattern(pattern).search(name):
+                return True
+        except PatternError:
+            return True
+    return False
 
 
 _JSON_TYPES = ["array", "boolean", "integer", "null", "number", "object", "string"]

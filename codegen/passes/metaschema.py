@@ -172,10 +172,13 @@ def _duplicate(items: Any) -> str | None:
 class _Check:
     """One document's walk: `problems` against the meta-schema, `data` for values that are not JSON data."""
 
-    def __init__(self, patterns: list[Pattern] | None) -> None:
+    def __init__(
+        self, patterns: list[Pattern] | None, objects: list[Mapping[str, Any]] | None
+    ) -> None:
         self.problems: list[Problem] = []
         self.data: list[Problem] = []
         self.patterns = patterns
+        self.objects = objects
 
     def expected(self, path: Path, wanted: str, value: Any) -> None:
         self.problems.append((path, f"expected {wanted}, got {json_type(value)}"))
@@ -246,6 +249,8 @@ class _Check:
         if isinstance(value, Mapping):
             if not self.container(value, path, depth):
                 return
+            if self.objects is not None:
+                self.objects.append(value)
             self.find_patterns(value)
             for key, item in value.items():
                 check = _KEYWORD_CHECKS.get(key)
@@ -452,12 +457,18 @@ _CHECKS: dict[str, Callable[[_Check, Any, Path, int], None]] = {
 _KEYWORD_CHECKS = {keyword: _CHECKS[kind] for keyword, kind in KEYWORDS.items()}
 
 
-def check_metaschema(doc: Any, patterns: list[Pattern] | None = None) -> list[Problem]:
+def check_metaschema(
+    doc: Any,
+    patterns: list[Pattern] | None = None,
+    objects: list[Mapping[str, Any]] | None = None,
+) -> list[Problem]:
     """(path, message) for each way `doc` is not a valid 2020-12 schema; [] if it is one. Values that are not
     JSON data are reported instead of anything else. With `patterns`, every `pattern` and `patternProperties`
     key outside data keywords is appended to it (whatever the verdict), so they need no walk of their own.
+    With `objects`, every object in a schema position (not a `properties` map, not data, not the value of an
+    unknown keyword) is appended to it.
     """
-    check = _Check(patterns)
+    check = _Check(patterns, objects)
     check.schema(doc, (), 0)
     return check.data or check.problems
 
