@@ -14,7 +14,7 @@ from .formatting import format_all
 from .frontends import route
 from .sources import discover, load_source
 from .config import EMIT_CHOICES
-from .ir import SpecModule
+from .ir import Entity, SpecModule, Tool
 from .passes.build_plan import build_plan
 from .passes.check_schemas import check_schemas
 from .passes.resolve import apply_prefixes, build_namespace
@@ -47,29 +47,39 @@ def compile_specs(
         None, diags, [p.as_posix() for p, _ in found], [p.as_posix() for p in ignored]
     )
     modules: list[SpecModule] = []
+    unread: list[Path] = (
+        []
+    )  # spec files reported as unreadable: references to them are not reported again
     for path, rel in found:
         source = load_source(path, rel, diags)
         front_end = route(path)
-        if source is None or front_end is None:
+        if front_end is None:
+            continue
+        if source is None:
+            unread.append(path)
             continue
         digest = hashlib.sha256(source.text.encode("utf-8")).hexdigest()
         result.sources.append((source.display, rel.as_posix(), digest))
         try:
             modules.append(front_end(source, diags))
         except SpecError:
-            continue
+            unread.append(path)
         except RecursionError:
+            unread.append(path)
             diags.error(
                 "too-deep", "the spec is nested too deeply to read", source.span(0)
             )
     modules = apply_prefixes(modules, prefixes or {})  # [tool.codegen] prefixes
-    modules = check_schemas(modules, diags)
+    # Every pass runs even after errors, so that every independent problem is reported in one run; what a
+    # pass leaves out (a definition with an invalid schema) keeps its name, so it is not reported twice.
+    dropped: list[Tool | Entity] = []
+    modules = check_schemas(modules, diags, dropped=dropped)
     if any(m.source.path.name.endswith(".gram") for m in modules):
         # gram parameter names are global across .gram files too
         from .frontends.gram import check_parameter_identity
 
         check_parameter_identity(modules, diags)
-    program = build_namespace(modules, diags)
+    program = build_namespace(modules, diags, dropped, unread)
     # Brimley: entity_ref inheritance, SQL placeholders, resources (needs every file, so after the namespace)
     from .frontends.brimley import link
 

@@ -12,7 +12,7 @@ import dataclasses
 import difflib
 import posixpath
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from ..diagnostics import Diagnostics, Span
 from ..ir import (
     DATA_KEYWORDS,
     DELETE,
+    Entity,
     JArray,
     JObject,
     SpecModule,
@@ -56,6 +57,10 @@ class Program:
     entity_files: dict[str, str] = field(
         default_factory=dict
     )  # posix path of a .schema.json -> entity name
+    # Definitions already reported (an invalid schema) and spec files that could not be read: their names and
+    # paths are known, so a reference to them is not reported again as a reference to nothing.
+    reported: set[str] = field(default_factory=set)
+    reported_files: set[str] = field(default_factory=set)
 
 
 # Tools of a prefixed folder are called `<prefix>__<tool>` on the wire (as MCP clients name a server's tools):
@@ -114,12 +119,27 @@ def apply_prefixes(
     return renamed
 
 
-def build_namespace(modules: list[SpecModule], diags: Diagnostics) -> Program:
+def build_namespace(
+    modules: list[SpecModule],
+    diags: Diagnostics,
+    dropped: Sequence[Tool | Entity] = (),
+    unread: Collection[Path] = (),
+) -> Program:
+    """One namespace for the definitions of every module. `dropped` are definitions left out after an error
+    (they still take their names, so that a duplicate is reported and a reference to them is not), and
+    `unread` the spec files that could not be read at all."""
     program = Program(modules)
+    program.reported_files.update(path.resolve().as_posix() for path in unread)
     seen: dict[str, Span] = {}
     for module in modules:
-        for definition in (*module.entities, *module.tools):
-            kind = "entity" if definition in module.entities else "tool"
+        left_out = [d for d in dropped if d.span.source is module.source]
+        entities = [*module.entities, *(d for d in left_out if isinstance(d, Entity))]
+        tools = [*module.tools, *(d for d in left_out if isinstance(d, Tool))]
+        if left_out:
+            entities.sort(key=lambda d: (d.span.line, d.span.col))
+            tools.sort(key=lambda d: (d.span.line, d.span.col))
+        for definition in (*entities, *tools):
+            kind = "entity" if isinstance(definition, Entity) else "tool"
             if definition.name in seen:
                 diags.error(
                     "duplicate-name",
@@ -129,7 +149,13 @@ def build_namespace(modules: list[SpecModule], diags: Diagnostics) -> Program:
                 )
                 continue
             seen[definition.name] = definition.span
-            if kind == "entity":
+            if any(definition is d for d in left_out):
+                program.reported.add(definition.name)
+                if kind == "entity" and module.source.path.name.endswith(
+                    ".schema.json"
+                ):
+                    program.reported_files.add(module.source.path.resolve().as_posix())
+            elif kind == "entity":
                 program.entities[definition.name] = (definition, module)
                 if module.source.path.name.endswith(".schema.json"):
                     program.entity_files[module.source.path.resolve().as_posix()] = (
@@ -157,7 +183,7 @@ def _check_agents(
                 )
             seen.setdefault(agent.name, agent.span)
             for name in agent.tools:
-                if name not in program.tools:
+                if name not in program.tools and name not in program.reported:
                     close = difflib.get_close_matches(name, sorted(program.tools), n=1)
                     hint = f"; did you mean {close[0]!r}?" if close else ""
                     diags.error(
@@ -374,6 +400,8 @@ class DocumentBuilder:
         span = node.value_span("$ref")
         if ref.startswith(ENTITY_SCHEME):
             name = ref[len(ENTITY_SCHEME) :]
+            if name in self.program.reported:
+                return None
             if name not in self.program.entities:
                 self._unknown_entity(name, span)
                 return None
@@ -405,6 +433,8 @@ class DocumentBuilder:
             name = self.program.entity_files.get(path)
             if name is not None:
                 return "entity", (name, fragment)
+            if path in self.program.reported_files:
+                return None
             if not has_ids:
                 message = f"$ref {ref!r}: no spec file {file_part!r} defines an entity"
                 self.diags.error("ref-unresolved", message, span)

@@ -103,7 +103,12 @@ class _Linker:
             context_params=tuple(context),
             metadata=metadata,
         )
-        if tool.sql is not None and pending.sql is not None:
+        inherited = pending.inputs.entity if pending.inputs is not None else None
+        if (
+            tool.sql is not None
+            and pending.sql is not None
+            and inherited not in self.program.reported
+        ):  # without the fields of an entity left out, every placeholder naming one would be reported
             self.check_sql(done, pending)
         return done
 
@@ -186,6 +191,8 @@ class _Linker:
         self, inherit: Inherit, what: str
     ) -> tuple[JObject, set[str], str, Span, SpecModule] | None:
         found = self.program.entities.get(inherit.entity)
+        if found is None and inherit.entity in self.program.reported:
+            return None  # an entity left out after an error already reported
         if found is None:
             close = difflib.get_close_matches(
                 inherit.entity, sorted(self.program.entities), n=1
