@@ -10,6 +10,11 @@ date-times (its driver has no such types); PostgreSQL drivers and others get the
 the function's return shape: an entity (one row or None), a list of entities, a value (first column of the first
 row), a list of values (the first column), or nothing.
 
+Timestamps: a timestamp without a time zone in the database is UTC. A naive `datetime` from the driver (a
+PostgreSQL `timestamp` column) or SQLite text `YYYY-MM-DD HH:MM[:SS[.fff]]` read for a date-time is made aware
+in UTC before validation; an aware date-time is written to SQLite as UTC text in that form, as SQLite's own
+`CURRENT_TIMESTAMP` is, and bound as a `timestamptz` elsewhere.
+
 A function's database connection, when `dispatch` runs it, is the context's `databases.<connection name>`.
 """
 
@@ -17,9 +22,11 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import re
+import types as _types
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -157,6 +164,9 @@ def driver_value(value: Any, dialect: str) -> Any:
     if isinstance(value, decimal.Decimal):
         return float(value)
     if isinstance(value, datetime.datetime):
+        # An aware value is stored as UTC without an offset, SQLite's own form.
+        if value.tzinfo is not None:
+            value = value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
         return value.isoformat(sep=" ")
     if isinstance(value, (datetime.date, datetime.time)):
         return value.isoformat()
@@ -198,20 +208,30 @@ def fetch_value(result: CursorResult[Any], kind: Any) -> Any:
     row = result.first()
     if row is None:
         raise SqlResultError("the statement returned no rows")
-    return _adapter(kind).validate_python(row[0])
+    return _adapter(kind).validate_python(_value(row[0], kind))
 
 
 def fetch_values(result: CursorResult[Any], kind: Any) -> list[Any]:
     """The first column of every row, as a list of `kind`."""
     adapter = _adapter(kind)
-    return [adapter.validate_python(row[0]) for row in result]
+    return [adapter.validate_python(_value(row[0], kind)) for row in result]
+
+
+def _value(value: Any, kind: Any) -> Any:
+    """A value read for `kind`: a timestamp when `kind` is `datetime` (or `datetime | None`)."""
+    if kind is datetime.datetime or (
+        get_origin(kind) in (Union, _types.UnionType)
+        and set(get_args(kind)) == {datetime.datetime, type(None)}
+    ):
+        return timestamp(value)
+    return value
 
 
 def row_data(
     row: Mapping[Any, Any], columns: Mapping[str, str], closed: bool
 ) -> dict[str, Any]:
-    """A row as the JSON data of an entity: SQLite's 0/1 booleans and ISO date-time text (with a space) are read
-    as what they stand for, NULL in an optional column ("…?") is an absent field, and a closed entity ignores
+    """A row as the JSON data of an entity: SQLite's 0/1 booleans and timestamps (`timestamp`) are read as what
+    they stand for, NULL in an optional column ("…?") is an absent field, and a closed entity ignores
     columns it does not declare."""
     data: dict[str, Any] = {}
     for key, value in row.items():
@@ -229,10 +249,48 @@ def _column(value: Any, kind: str | None) -> Any:
     kind = (kind or "").rstrip("?")
     if kind == "boolean" and type(value) is int and value in (0, 1):
         return bool(value)
-    if kind == "date-time" and isinstance(value, str):
-        try:
-            parsed = datetime.datetime.fromisoformat(value)
-        except ValueError:
+    if kind == "date-time":
+        return timestamp(value)
+    return value
+
+
+# SQLite's time values (https://sqlite.org/lang_datefunc.html), with an optional offset.
+_TIMESTAMP_TEXT = re.compile(
+    r"(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,6}))?)?(Z|[+-]\d\d:\d\d)?",
+    re.ASCII,
+)
+
+
+def timestamp(value: Any) -> Any:
+    """A timestamp read from the database, aware: a naive `datetime` or text without an offset is UTC.
+
+    Anything else (other text, numbers, dates) is returned unchanged, for the model to refuse.
+    """
+    if isinstance(value, str):
+        match = _TIMESTAMP_TEXT.fullmatch(value)
+        if match is None:
             return value
-        return parsed if parsed.tzinfo is not None else value
+        year, month, day, hour, minute, second, fraction, offset = match.groups()
+        zone = datetime.timezone.utc
+        if offset not in (None, "Z"):
+            sign = -1 if offset[0] == "-" else 1
+            delta = datetime.timedelta(hours=int(offset[1:3]), minutes=int(offset[4:]))
+            if int(offset[4:]) > 59 or delta >= datetime.timedelta(days=1):
+                return value
+            zone = datetime.timezone(sign * delta)
+        try:
+            return datetime.datetime(
+                int(year),
+                int(month),
+                int(day),
+                int(hour),
+                int(minute),
+                int(second or 0),
+                int((fraction or "").ljust(6, "0")),
+                tzinfo=zone,
+            )
+        except ValueError:  # out of range: 2026-02-30, 25:00
+            return value
+    if isinstance(value, datetime.datetime) and value.tzinfo is None:
+        return value.replace(tzinfo=datetime.timezone.utc)
     return value
