@@ -249,6 +249,8 @@ class SpecModule:
     entities: tuple[Entity, ...] = ()
     agents: tuple[Agent, ...] = ()
     resources: tuple[Resource, ...] = ()
+    # definitions the front end left out after an error: they keep their names, so nothing cascades
+    dropped: tuple[Tool | Entity, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -487,3 +487,98 @@ def test_valid_specs_compile_as_before(tmp_path: Path) -> None:
     write(specs, "tools.json", json.dumps(_tools(_tool("t", schema))))
     result = compile_result(specs)
     assert result.files is not None and result.diagnostics.sorted() == []
+
+
+# ── 9. gram and Brimley: every independent error of a tool and of a file ───────────────────────────────────
+
+
+def test_an_agent_listing_a_gram_tool_left_out_is_not_an_unknown_tool(
+    tmp_path: Path,
+) -> None:
+    specs = tmp_path / "specs"
+    write(
+        specs,
+        "desk.gram",
+        '[a:Tool {description: "A"} |\n  (x::Text {minLength: -1})==>(::String)\n]\n'
+        '[desk:Agent {description: "Helps."} |\n  a\n]\n',
+    )
+    assert [(line, code) for _, line, _, code in _found(specs)] == [
+        (2, "gram-constraint")
+    ]
+
+
+def test_a_gram_file_with_two_broken_tools_and_an_agent(tmp_path: Path) -> None:
+    # Each tool has two independent mistakes; the entity a third tool uses is broken; the agent lists all
+    # three and one tool no spec defines (the only unknown-tool).
+    specs = tmp_path / "specs"
+    write(
+        specs,
+        "desk.gram",
+        '[a:Tool {description: "A"} |\n  (x::Text {minLength: -1})==>(::Strng)\n]\n'
+        '[b:Tool {description: 3} |\n  (y::Int {minimum: "zero"})==>(::String)\n]\n'
+        "[User:Entity | (id::Integr)]\n"
+        '[c:Tool {description: "C"} |\n  (u::User)==>(::String)\n]\n'
+        '[desk:Agent {description: "Helps."} |\n  a, b, c, d\n]\n',
+    )
+    assert [(line, code) for _, line, _, code in _found(specs)] == [
+        (2, "gram-constraint"),
+        (2, "gram-type"),
+        (4, "gram-description"),
+        (5, "gram-constraint"),
+        (7, "gram-type"),
+        (11, "unknown-tool"),
+    ]
+    assert "'d'" in _messages(specs, "unknown-tool")[0]
+
+
+_SQL = (
+    "/*\n---\nname: by_name\ntype: sql_function\nconnection: db\ndescription: Counts.\n"
+    'arguments:\n  inline:\n    name:\n      type: string\n      pattern: "[a-"\n'
+    "return_shape: int\n---\n*/\nSELECT count(*) FROM t WHERE name = :nmae\n"
+)
+
+
+def test_a_brimley_constraint_and_a_placeholder_error_in_one_function(
+    tmp_path: Path,
+) -> None:
+    specs = tmp_path / "specs"
+    write(specs, "by_name.sql", _SQL)
+    assert [(line, code) for _, line, _, code in _found(specs)] == [
+        (11, "brimley-constraint"),
+        (15, "brimley-sql-placeholder"),
+    ]
+    assert "did you mean ':name'?" in _messages(specs, "brimley-sql-placeholder")[0]
+
+
+def test_a_brimley_folder_with_independent_errors_in_one_function(
+    tmp_path: Path,
+) -> None:
+    # A bad argument, a return shape a SQL function cannot have and a misspelt placeholder in one function;
+    # an agent lists it, and a function inheriting from a broken entity adds nothing.
+    specs = tmp_path / "specs"
+    write(
+        specs,
+        "count.yaml",
+        "name: count\ntype: sql_function\nconnection: db\ndescription: Counts.\n"
+        "arguments:\n  inline:\n    limit:\n      type: integer\n      minimum: zero\n"
+        "return_shape:\n  inline:\n    n: int\nsql: SELECT count(*) FROM t LIMIT :limt\n",
+    )
+    write(
+        specs,
+        "Customer.yaml",
+        "name: Customer\ntype: entity\nfields:\n  id: integr\n",
+    )
+    write(
+        specs,
+        "find.yaml",
+        "name: find\ntype: python_function\nhandler: x.y\ndescription: Finds.\n"
+        "arguments:\n  entity_ref: Customer\n",
+    )
+    write(specs, "desk.gram", '[desk:Agent {description: "D"} |\n  count, find\n]\n')
+    found = [(f, line, code) for f, line, _, code in _found(specs)]
+    assert found == [
+        ("Customer.yaml", 4, "brimley-type"),
+        ("count.yaml", 9, "brimley-constraint"),
+        ("count.yaml", 11, "brimley-return"),
+        ("count.yaml", 13, "brimley-sql-placeholder"),
+    ]

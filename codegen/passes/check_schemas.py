@@ -39,6 +39,10 @@ def check_schemas(
     """
     checked = []
     for module in modules:
+        if dropped is not None:
+            dropped.extend(
+                module.dropped
+            )  # left out by the front end, already reported
         if module.source.rel.as_posix() in trusted:
             checked.append(module)
             continue

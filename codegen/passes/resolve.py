@@ -97,7 +97,9 @@ def apply_prefixes(
     under: dict[str, set[str]] = {}  # prefix -> the tool names it renames
     for module, prefix in zip(modules, chosen):
         if prefix is not None:
-            under.setdefault(prefix, set()).update(t.name for t in module.tools)
+            under.setdefault(prefix, set()).update(
+                d.name for d in (*module.tools, *module.dropped) if isinstance(d, Tool)
+            )
     renamed: list[SpecModule] = []
     for module, prefix in zip(modules, chosen):
         if prefix is None:
@@ -115,7 +117,13 @@ def apply_prefixes(
             )
             for a in module.agents
         )
-        renamed.append(dataclasses.replace(module, tools=tools, agents=agents))
+        dropped = tuple(
+            dataclasses.replace(d, name=wire(d.name)) if isinstance(d, Tool) else d
+            for d in module.dropped
+        )
+        renamed.append(
+            dataclasses.replace(module, tools=tools, agents=agents, dropped=dropped)
+        )
     return renamed
 
 

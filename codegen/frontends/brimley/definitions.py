@@ -28,6 +28,7 @@ from ...ir import (
     Tool,
     to_plain,
 )
+from .link import unknown_placeholder
 from .pending import PENDING_KEY, Inherit, Pending
 from .arguments import (
     ENTITY_NAME,
@@ -217,14 +218,21 @@ class _Document:
         if name is None:
             raise SpecError("no name")
         description = self._description(doc)
+        span = doc.value_span("name")
         if kind == "entity":
             entity = self._entity(doc, name, description)
-            return SpecModule(self.source, entities=(entity,) if entity else ())
+            if entity is None:  # left out after an error, it keeps its name
+                left_out = Entity(name, span, None, JObject({}, span))
+                return SpecModule(self.source, dropped=(left_out,))
+            return SpecModule(self.source, entities=(entity,))
         if kind == "resource":
             resource = self._resource(doc, name, description)
             return SpecModule(self.source, resources=(resource,) if resource else ())
         tool = self._function(doc, kind, name, description, sql)
-        return SpecModule(self.source, tools=(tool,) if tool else ())
+        if tool is None:
+            dropped = Tool(name, span, None, JObject({}, span))
+            return SpecModule(self.source, dropped=(dropped,))
+        return SpecModule(self.source, tools=(tool,))
 
     # ── Common keys ────────────────────────────────────────────────────────────────────────────────────────
 
@@ -401,12 +409,21 @@ class _Document:
             found = sql if sql is not None else self._yaml_sql(doc, what)
             if found is not None:
                 statement, scanned, sql_map = self._sql(doc, found, what)
+        shaped = (
+            returns is None
+            or statement is None
+            or self._sql_shape(returns[0], returns[1], doc, what)
+        )
         if inputs is None or returns is None or ("config" in doc and config is None):
+            if statement is not None:
+                self._placeholders(doc, inputs, statement, what)
             return None
         if kind == "sql_function" and statement is None:
             return None
         output, void, output_inherit = returns
-        if statement is not None and not self._sql_shape(output, void, doc, what):
+        if not shaped:
+            if inputs.inherit is None:
+                self._placeholders(doc, inputs, statement, what)
             return None
         pending = Pending(
             what,
@@ -586,6 +603,22 @@ class _Document:
         placeholders = tuple((p.name, at(p.start, p.end)) for p in result.placeholders)
         return SqlStatement(text, connection, placeholders), result, sql_map
 
+    def _placeholders(
+        self, doc: JObject, inputs: Block | None, statement: SqlStatement, what: str
+    ) -> None:
+        """The placeholder check of a function left out after another error, when its argument names are known
+        without other files (no entity_ref): a placeholder naming no argument is an independent mistake.
+        """
+        if inputs is not None:
+            declared = set(inputs.names) | {param.name for param in inputs.context}
+        else:
+            declared = _declared_names(doc.get("args", doc.get("arguments")))
+        if declared is None:
+            return
+        for name, span in statement.placeholders:
+            if name not in declared:
+                unknown_placeholder(self.diags, what, name, span, declared)
+
     def _sql_shape(
         self, output: JObject | None, void: bool, doc: JObject, what: str
     ) -> bool:
@@ -639,6 +672,23 @@ class _Document:
             inherit=inputs.inherit,
             metadata=self._metadata(doc),
         )
+
+
+def _declared_names(arguments: Any) -> set[str] | None:
+    """The argument names an `arguments` block declares, if it declares them all itself (None otherwise)."""
+    if arguments is None:
+        return set()
+    if not isinstance(arguments, JObject) or arguments.get("entity_ref") is not None:
+        return None
+    inline = arguments.get("inline")
+    if inline is None:
+        return set()
+    if not isinstance(inline, JObject):
+        return None
+    if "properties" in inline:
+        properties = inline["properties"]
+        return set(properties) if isinstance(properties, JObject) else None
+    return set(inline)
 
 
 def _offset(source: SourceFile, line: int, col: int) -> int:

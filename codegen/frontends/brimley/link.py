@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import posixpath
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 from urllib.parse import quote, unquote
@@ -59,6 +60,20 @@ def link(program: Any, diags: Diagnostics) -> None:
             if tool.name in program.tools and program.tools[tool.name][1] is module:
                 program.tools[tool.name] = (tool, program.modules[index])
     linker.check_resource_names()
+
+
+def unknown_placeholder(
+    diags: Diagnostics, what: str, name: str, span: Span, declared: Iterable[str]
+) -> None:
+    known = sorted(declared)
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f"; did you mean ':{close[0]}'?" if close else ""
+    names = ", ".join(known) or "none"
+    diags.error(
+        "brimley-sql-placeholder",
+        f"{what}: the placeholder ':{name}' is not an argument{hint} (arguments: {names})",
+        span,
+    )
 
 
 class _Linker:
@@ -284,14 +299,7 @@ class _Linker:
         for name, span in tool.sql.placeholders:
             used.add(name)
             if name not in declared:
-                close = difflib.get_close_matches(name, sorted(declared), n=1)
-                hint = f"; did you mean ':{close[0]}'?" if close else ""
-                names = ", ".join(sorted(declared)) or "none"
-                self.diags.error(
-                    "brimley-sql-placeholder",
-                    f"{pending.what}: the placeholder ':{name}' is not an argument{hint} (arguments: {names})",
-                    span,
-                )
+                unknown_placeholder(self.diags, pending.what, name, span, declared)
                 continue
             problem = _unbindable(declared[name])
             if problem:

@@ -112,6 +112,9 @@ class _Lowering:
         self.lowered: dict[int, _Param | None] = (
             {}
         )  # id(node) -> its lowering; every node is lowered once
+        self.dropped: list[Tool | Entity] = (
+            []
+        )  # named definitions left out after an error: they keep their names
 
     def span(self, node: Any) -> Span:
         return self.source.span(node.start, node.end)
@@ -137,6 +140,7 @@ class _Lowering:
             tools=tuple(tools),
             entities=tuple(entities),
             agents=tuple(agents),
+            dropped=tuple(self.dropped),
         )
 
     def _subject_pattern(
@@ -371,16 +375,19 @@ class _Lowering:
         entries = (
             self.types.entries(subject.record.entries, what) if subject.record else {}
         )
-        if entries is None:
-            return None
-        description = self._description(entries, what, self.span(name), required=True)
+        description = (
+            self._description(entries, what, self.span(name), required=True)
+            if entries is not None
+            else None
+        )
+        # the record, the signature and the config are independent: each is checked, then the tool is left out
         signature = self._signature(pattern, name)
-        if signature is None:
+        config_schema = self._config(pattern, name)
+        if entries is None or signature is None or config_schema is False:
+            empty = JObject({}, self.span(name))
+            self.dropped.append(Tool(name.text, self.span(name), None, empty))
             return None
         input_schema, output_schema, void = signature
-        config_schema = self._config(pattern, name)
-        if config_schema is False:
-            return None
         return Tool(
             name=name.text,
             span=self.span(name),
@@ -574,14 +581,18 @@ class _Lowering:
         entries = (
             self.types.entries(subject.record.entries, what) if subject.record else {}
         )
-        if entries is None:
-            return None
-        description = self._description(entries, what, self.span(name), required=False)
         names: list[str] = []
-        for element in pattern.elements:
+        for (
+            element
+        ) in (
+            pattern.elements
+        ):  # its nested tools are checked even after an error in its record
             tool_name = self._agent_element(element, name.text, tools)
             if tool_name is not None and tool_name not in names:
                 names.append(tool_name)
+        if entries is None:
+            return None
+        description = self._description(entries, what, self.span(name), required=False)
         return Agent(
             name.text,
             self.span(name),
@@ -619,20 +630,23 @@ class _Lowering:
         entries = (
             self.types.entries(subject.record.entries, what) if subject.record else {}
         )
-        if entries is None:
-            return None
-        description = self._description(entries, what, self.span(name), required=False)
-        for key in entries:
-            if key != "description":
-                self.diags.warning(
-                    "gram-key",
-                    f"{what}: the key '{key}' means nothing here and is ignored",
-                    self.span(entries[key].key),
-                )
+        description = None
+        if entries is not None:
+            description = self._description(
+                entries, what, self.span(name), required=False
+            )
+            for key in entries:
+                if key != "description":
+                    self.diags.warning(
+                        "gram-key",
+                        f"{what}: the key '{key}' means nothing here and is ignored",
+                        self.span(entries[key].key),
+                    )
         schema = self._entity_schema(pattern, what, description)
-        if schema is None:
-            return None
         span = self.span(name)
+        if entries is None or schema is None:
+            self.dropped.append(Entity(name.text, span, None, JObject({}, span)))
+            return None
         return Entity(
             name.text, span, description, entity_schema(schema, name.text, span)
         )
