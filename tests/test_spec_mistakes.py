@@ -544,6 +544,7 @@ def test_a_brimley_constraint_and_a_placeholder_error_in_one_function(
     specs = tmp_path / "specs"
     write(specs, "by_name.sql", _SQL)
     assert [(line, code) for _, line, _, code in _found(specs)] == [
+        (9, "brimley-sql-unused"),
         (11, "brimley-constraint"),
         (15, "brimley-sql-placeholder"),
     ]
@@ -578,7 +579,84 @@ def test_a_brimley_folder_with_independent_errors_in_one_function(
     found = [(f, line, code) for f, line, _, code in _found(specs)]
     assert found == [
         ("Customer.yaml", 4, "brimley-type"),
+        ("count.yaml", 7, "brimley-sql-unused"),
         ("count.yaml", 9, "brimley-constraint"),
         ("count.yaml", 11, "brimley-return"),
         ("count.yaml", 13, "brimley-sql-placeholder"),
     ]
+
+
+# ── 9. What a Brimley function or a tool manifest left out still has checked ──────────────────────────────
+
+
+def test_a_placeholder_of_a_function_left_out_by_the_schema_check(
+    tmp_path: Path,
+) -> None:
+    # The pattern passes the Brimley front end and fails only the schema check; the SQL is still checked.
+    specs = tmp_path / "specs"
+    write(specs, "by_name.sql", _SQL.replace('"[a-"', '"(?<=x)y"'))
+    assert [(line, sev, code) for _, line, sev, code in _found(specs)] == [
+        (9, "warning", "brimley-sql-unused"),
+        (11, "error", "invalid-schema"),
+        (15, "error", "brimley-sql-placeholder"),
+    ]
+    assert "did you mean ':name'?" in _messages(specs, "brimley-sql-placeholder")[0]
+
+
+def test_a_placeholder_of_a_function_left_out_that_inherits_its_arguments(
+    tmp_path: Path,
+) -> None:
+    specs = tmp_path / "specs"
+    write(
+        specs,
+        "Customer.yaml",
+        "name: Customer\ntype: entity\nfields:\n  name: string\n",
+    )
+    write(
+        specs,
+        "find.yaml",
+        "name: find\ntype: sql_function\nconnection: db\ndescription: Finds.\n"
+        "arguments:\n  entity_ref: Customer\n"
+        "return_shape:\n  inline:\n    n: int\nsql: SELECT n FROM t WHERE name = :nmae\n",
+    )
+    assert [(f, line, code) for f, line, _, code in _found(specs)] == [
+        ("find.yaml", 6, "brimley-sql-unused"),
+        ("find.yaml", 8, "brimley-return"),
+        ("find.yaml", 10, "brimley-sql-placeholder"),
+    ]
+    assert "did you mean ':name'?" in _messages(specs, "brimley-sql-placeholder")[0]
+
+
+def test_a_yaml_tool_manifest_left_out_keeps_its_name(tmp_path: Path) -> None:
+    # The manifest goes through the JSON front end: its tool, left out, is neither unknown to the agent nor
+    # hides the duplicate in another file.
+    specs = tmp_path / "specs"
+    write(
+        specs,
+        "lookup.yaml",
+        "name: lookup\ndescription: Looks up.\ninputSchema:\n  type: string\n",
+    )
+    write(specs, "tools.json", _tools(_tool("lookup", {"type": "object"})))
+    write(specs, "desk.gram", '[desk:Agent {description: "Helps."} |\n  lookup\n]\n')
+    assert [(f, code) for f, _, _, code in _found(specs)] == [
+        ("lookup.yaml", "input-not-object"),
+        ("tools.json", "duplicate-name"),
+    ]
+
+
+def test_an_argument_a_function_left_out_never_uses_is_a_warning(
+    tmp_path: Path,
+) -> None:
+    specs = tmp_path / "specs"
+    write(
+        specs,
+        "count.yaml",
+        "name: count\ntype: sql_function\nconnection: db\ndescription: Counts.\n"
+        "arguments:\n  inline:\n    limit:\n      type: integer\n      minimum: zero\n"
+        "    status: string\nreturn_shape: int\nsql: SELECT count(*) FROM t LIMIT :limit\n",
+    )
+    assert [(line, sev, code) for _, line, sev, code in _found(specs)] == [
+        (9, "error", "brimley-constraint"),
+        (10, "warning", "brimley-sql-unused"),
+    ]
+    assert "'status'" in _messages(specs, "brimley-sql-unused")[0]

@@ -61,6 +61,8 @@ class Program:
     # paths are known, so a reference to them is not reported again as a reference to nothing.
     reported: set[str] = field(default_factory=set)
     reported_files: set[str] = field(default_factory=set)
+    # The tools left out (their checks that need every file, such as Brimley's SQL placeholders, still run).
+    dropped: list[Tool] = field(default_factory=list)
 
 
 # Tools of a prefixed folder are called `<prefix>__<tool>` on the wire (as MCP clients name a server's tools):
@@ -138,6 +140,7 @@ def build_namespace(
     `unread` the spec files that could not be read at all."""
     program = Program(modules)
     program.reported_files.update(path.resolve().as_posix() for path in unread)
+    program.dropped = [d for d in dropped if isinstance(d, Tool)]
     seen: dict[str, Span] = {}
     for module in modules:
         left_out = [d for d in dropped if d.span.source is module.source]

@@ -28,7 +28,6 @@ from ...ir import (
     Tool,
     to_plain,
 )
-from .link import unknown_placeholder
 from .pending import PENDING_KEY, Inherit, Pending
 from .arguments import (
     ENTITY_NAME,
@@ -134,12 +133,13 @@ def _tool_manifest(doc: Any, source: SourceFile, diags: Diagnostics) -> SpecModu
     from ..json.tools import _tool, check_dialect
 
     check_dialect(doc, diags)
-    tools = []
+    tools: list[Tool] = []
+    dropped: list[Tool] = []
     for entry in doc if isinstance(doc, JArray) else [doc]:
-        tool = _tool(entry, source, diags)
+        tool = _tool(entry, source, diags, dropped)
         if tool is not None:
             tools.append(tool)
-    return SpecModule(source, tools=tuple(tools))
+    return SpecModule(source, tools=tuple(tools), dropped=tuple(dropped))
 
 
 def _split_sql(source: SourceFile, diags: Diagnostics) -> tuple[int, int, int]:
@@ -228,10 +228,11 @@ class _Document:
         if kind == "resource":
             resource = self._resource(doc, name, description)
             return SpecModule(self.source, resources=(resource,) if resource else ())
-        tool = self._function(doc, kind, name, description, sql)
+        tool, left_out = self._function(doc, kind, name, description, sql)
         if tool is None:
-            dropped = Tool(name, span, None, JObject({}, span))
-            return SpecModule(self.source, dropped=(dropped,))
+            if left_out is None:
+                left_out = Tool(name, span, None, JObject({}, span))
+            return SpecModule(self.source, dropped=(left_out,))
         return SpecModule(self.source, tools=(tool,))
 
     # ── Common keys ────────────────────────────────────────────────────────────────────────────────────────
@@ -389,7 +390,8 @@ class _Document:
         name: str,
         description: str | None,
         sql: tuple[str, tuple[tuple[int, int], ...], Span] | None,
-    ) -> Tool | None:
+    ) -> tuple[Tool | None, Tool | None]:
+        """The function, or (None, what is left of it after an error: its SQL, still checked by `link`)."""
         what = f"{kind.replace('_', ' ')} '{name}'"
         inputs = self._arguments(doc, what, context=True)
         config = None
@@ -414,17 +416,17 @@ class _Document:
             or statement is None
             or self._sql_shape(returns[0], returns[1], doc, what)
         )
-        if inputs is None or returns is None or ("config" in doc and config is None):
-            if statement is not None:
-                self._placeholders(doc, inputs, statement, what)
-            return None
-        if kind == "sql_function" and statement is None:
-            return None
+        broken = (
+            inputs is None or returns is None or ("config" in doc and config is None)
+        )
+        if broken or not shaped or (kind == "sql_function" and statement is None):
+            if statement is None or scanned is None:
+                return None, None
+            return None, self._left_out(
+                doc, name, what, inputs, statement, scanned, sql_map
+            )
+        assert inputs is not None and returns is not None
         output, void, output_inherit = returns
-        if not shaped:
-            if inputs.inherit is None:
-                self._placeholders(doc, inputs, statement, what)
-            return None
         pending = Pending(
             what,
             inputs=inputs.inherit,
@@ -442,17 +444,56 @@ class _Document:
             or scanned is not None
         ):
             metadata[PENDING_KEY] = pending
+        return (
+            Tool(
+                name=name,
+                span=doc.value_span("name"),
+                description=description,
+                input_schema=inputs.schema,
+                output_schema=output,
+                config_schema=config.schema if config else None,
+                context_params=tuple(inputs.context),
+                sql=statement,
+                returns_void=void,
+                metadata=metadata,
+            ),
+            None,
+        )
+
+    def _left_out(
+        self,
+        doc: JObject,
+        name: str,
+        what: str,
+        inputs: Block | None,
+        statement: SqlStatement,
+        scanned: Scan,
+        sql_map: tuple[tuple[int, int], ...],
+    ) -> Tool | None:
+        """A SQL function left out after an error, with what `link` needs to check its SQL placeholders (its
+        arguments, perhaps inherited from another file's entity): they are independent of the error.
+        """
+        span = doc.value_span("name")
+        if inputs is None:  # its arguments are broken: their names are still known
+            raw = _raw_arguments(doc)
+            if raw is None:
+                return None
+            inputs = Block(JObject({}, span), inherit=raw[0], names=raw[1])
+        pending = Pending(
+            what,
+            inputs=inputs.inherit,
+            sql=scanned,
+            sql_map=sql_map,
+            names=inputs.names,
+        )
         return Tool(
-            name=name,
-            span=doc.value_span("name"),
-            description=description,
-            input_schema=inputs.schema,
-            output_schema=output,
-            config_schema=config.schema if config else None,
+            name,
+            span,
+            None,
+            inputs.schema,
             context_params=tuple(inputs.context),
             sql=statement,
-            returns_void=void,
-            metadata=metadata,
+            metadata={PENDING_KEY: pending},
         )
 
     def _returns(
@@ -603,22 +644,6 @@ class _Document:
         placeholders = tuple((p.name, at(p.start, p.end)) for p in result.placeholders)
         return SqlStatement(text, connection, placeholders), result, sql_map
 
-    def _placeholders(
-        self, doc: JObject, inputs: Block | None, statement: SqlStatement, what: str
-    ) -> None:
-        """The placeholder check of a function left out after another error, when its argument names are known
-        without other files (no entity_ref): a placeholder naming no argument is an independent mistake.
-        """
-        if inputs is not None:
-            declared = set(inputs.names) | {param.name for param in inputs.context}
-        else:
-            declared = _declared_names(doc.get("args", doc.get("arguments")))
-        if declared is None:
-            return
-        for name, span in statement.placeholders:
-            if name not in declared:
-                unknown_placeholder(self.diags, what, name, span, declared)
-
     def _sql_shape(
         self, output: JObject | None, void: bool, doc: JObject, what: str
     ) -> bool:
@@ -674,21 +699,28 @@ class _Document:
         )
 
 
-def _declared_names(arguments: Any) -> set[str] | None:
-    """The argument names an `arguments` block declares, if it declares them all itself (None otherwise)."""
+def _raw_arguments(doc: JObject) -> tuple[Inherit | None, dict[str, Span]] | None:
+    """The entity an `arguments` block that failed to lower inherits from and the names it declares itself,
+    if they can be read (None otherwise)."""
+    arguments = doc.get("args", doc.get("arguments"))
     if arguments is None:
-        return set()
-    if not isinstance(arguments, JObject) or arguments.get("entity_ref") is not None:
+        return None, {}
+    if not isinstance(arguments, JObject):
         return None
+    inherit = None
+    entity = arguments.get("entity_ref")
+    if entity is not None:
+        if not isinstance(entity, str) or not ENTITY_NAME.match(entity):
+            return None
+        inherit = Inherit(entity, arguments.value_span("entity_ref"))
     inline = arguments.get("inline")
     if inline is None:
-        return set()
+        return inherit, {}
+    if isinstance(inline, JObject) and "properties" in inline:
+        inline = inline["properties"]
     if not isinstance(inline, JObject):
         return None
-    if "properties" in inline:
-        properties = inline["properties"]
-        return set(properties) if isinstance(properties, JObject) else None
-    return set(inline)
+    return inherit, {key: inline.key_span(key) for key in inline}
 
 
 def _offset(source: SourceFile, line: int, col: int) -> int:

@@ -49,7 +49,7 @@ def link(program: Any, diags: Diagnostics) -> None:
         ):
             continue
         tools = tuple(
-            linker.tool(tool, module) if PENDING_KEY in tool.metadata else tool
+            linker.tool(tool) if PENDING_KEY in tool.metadata else tool
             for tool in module.tools
         )
         resources = tuple(
@@ -59,6 +59,10 @@ def link(program: Any, diags: Diagnostics) -> None:
         for tool in tools:
             if tool.name in program.tools and program.tools[tool.name][1] is module:
                 program.tools[tool.name] = (tool, program.modules[index])
+    # a tool left out after an error still has its SQL placeholders checked
+    for tool in program.dropped:
+        if PENDING_KEY in tool.metadata:
+            linker.tool(tool, left_out=True)
     linker.check_resource_names()
 
 
@@ -84,7 +88,8 @@ class _Linker:
 
     # ── Tools ──────────────────────────────────────────────────────────────────────────────────────────────
 
-    def tool(self, tool: Tool, module: SpecModule) -> Tool:
+    def tool(self, tool: Tool, left_out: bool = False) -> Tool:
+        """The tool linked; `left_out`: a tool left out after an error, linked only for its diagnostics."""
         pending: Pending = tool.metadata[PENDING_KEY]
         metadata = {
             key: value for key, value in tool.metadata.items() if key != PENDING_KEY
@@ -124,7 +129,7 @@ class _Linker:
             and pending.sql is not None
             and inherited not in self.program.reported
         ):  # without the fields of an entity left out, every placeholder naming one would be reported
-            self.check_sql(done, pending)
+            self.check_sql(done, pending, left_out)
         return done
 
     def inherit(
@@ -287,12 +292,17 @@ class _Linker:
 
     # ── SQL ────────────────────────────────────────────────────────────────────────────────────────────────
 
-    def check_sql(self, tool: Tool, pending: Pending) -> None:
+    def check_sql(self, tool: Tool, pending: Pending, left_out: bool = False) -> None:
         properties = tool.input_schema.get("properties")
         properties = (
             properties if isinstance(properties, JObject) else JObject({}, tool.span)
         )
         declared: dict[str, Any] = {name: properties[name] for name in properties}
+        if left_out:
+            # an argument whose own type failed is still declared (of unknown type)
+            declared.update(
+                {name: None for name in pending.names if name not in declared}
+            )
         declared.update({param.name: param.schema for param in tool.context_params})
         used: set[str] = set()
         assert tool.sql is not None

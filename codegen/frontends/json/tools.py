@@ -127,12 +127,13 @@ def load_tool_file(source: SourceFile, diags: Diagnostics) -> SpecModule:
         entries = list(doc["tools"])  # an MCP tools/list result
     else:
         entries = [doc]
-    tools = []
+    tools: list[Tool] = []
+    dropped: list[Tool] = []
     for entry in entries:
-        tool = _tool(entry, source, diags)
+        tool = _tool(entry, source, diags, dropped)
         if tool is not None:
             tools.append(tool)
-    return SpecModule(source, tools=tuple(tools))
+    return SpecModule(source, tools=tuple(tools), dropped=tuple(dropped))
 
 
 def _looks_like_tool(doc: JObject) -> bool:
@@ -143,7 +144,11 @@ def _span_of(value: Any, source: SourceFile) -> Span:
     return value.span if isinstance(value, (JObject, JArray)) else source.span(0)
 
 
-def _tool(entry: Any, source: SourceFile, diags: Diagnostics) -> Tool | None:
+def _tool(
+    entry: Any, source: SourceFile, diags: Diagnostics, dropped: list[Tool]
+) -> Tool | None:
+    """The tool of one entry, or None; a named tool left out after an error is appended to `dropped` (it keeps
+    its name, so a duplicate is reported and a reference to it is not)."""
     if not isinstance(entry, JObject):
         diags.error(
             "tool-shape",
@@ -220,6 +225,8 @@ def _tool(entry: Any, source: SourceFile, diags: Diagnostics) -> Tool | None:
             "a tool's parameters must be a JSON Schema of type 'object'",
             _span_of(input_schema, source),
         )
+        span = entry.value_span(name_key)
+        dropped.append(Tool(name, span, None, JObject({}, span)))
         return None
     if title and title.strip() and title != name and "title" not in input_schema:
         input_schema = with_title(input_schema, title, entry.value_span("name"))
