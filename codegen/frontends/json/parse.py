@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from bisect import bisect_right
 from typing import Any
 
 from ...diagnostics import Diagnostics, SourceFile, SpecError, Span
@@ -45,6 +46,7 @@ class _Reader:
         self.text = source.text
         self.diags = diags
         self.pos = 0
+        self.line_starts = source._line_starts
 
     def fail(
         self, message: str, pos: int | None = None, code: str = "json-syntax"
@@ -61,45 +63,59 @@ class _Reader:
             return "end of file"
         return repr(self.text[self.pos])
 
+    def span(self, start: int, end: int) -> Span:
+        """`source.span(start, end)`, inlined: the reader makes one per key and value."""
+        starts = self.line_starts
+        index = bisect_right(starts, start) - 1
+        return Span(
+            self.source, index + 1, start - starts[index] + 1, max(1, end - start)
+        )
+
     def value(self, depth: int) -> tuple[Any, Span]:
         if depth > MAX_DEPTH:
             raise self.fail(f"nesting deeper than {MAX_DEPTH} levels", code="too-deep")
-        self.skip()
-        start = self.pos
-        ch = self.text[start : start + 1]
+        text = self.text
+        start = self.pos = _WS.match(text, self.pos).end()  # type: ignore[union-attr]
+        ch = text[start : start + 1]
         if ch == "{":
             return self.object(depth)
         if ch == "[":
             return self.array(depth)
         if ch == '"':
-            return self.string(), self.source.span(start, self.pos)
-        match = _NUMBER.match(self.text, start)
+            return self.string(), self.span(start, self.pos)
+        match = _NUMBER.match(text, start)
         if match and match.end() > start:
             self.pos = match.end()
-            return self.number(match.group(), start), self.source.span(start, self.pos)
+            return self.number(match.group(), start), self.span(start, self.pos)
         for word, literal in _LITERALS.items():
-            if self.text.startswith(word, start):
+            if text.startswith(word, start):
                 self.pos = start + len(word)
-                return literal, self.source.span(start, self.pos)
+                return literal, self.span(start, self.pos)
         raise self.fail(f"expected a JSON value, found {self.describe_here()}")
 
     def number(self, text: str, start: int) -> int | float:
         if number_too_large(text):
             raise self.fail(_TOO_LARGE, start, code="too-large")
-        value: int | float = json.loads(text)
-        if isinstance(value, float) and math.isinf(value):
-            raise self.fail(_TOO_LARGE, start, code="too-large")
-        return value
+        # What `json.loads` does with a numeral `_NUMBER` matched, without its per-call overhead.
+        if "." in text or "e" in text or "E" in text:
+            value = float(text)
+            if math.isinf(value):
+                raise self.fail(_TOO_LARGE, start, code="too-large")
+            return value
+        return int(text)
 
     def string(self) -> str:
         start = self.pos
-        match = _STRING.match(self.text, self.pos)
+        match = _STRING.match(self.text, start)
         if not match:
             raise self.fail(
                 "malformed string (unterminated, control character or bad escape)"
             )
-        self.pos = match.end()
-        decoded: str = json.loads(match.group())
+        end = self.pos = match.end()
+        # Without an escape the text between the quotes is the value: `json.loads` only for escapes.
+        decoded: str = self.text[start + 1 : end - 1]
+        if "\\" in decoded:
+            decoded = json.loads(match.group())
         if SURROGATES.search(decoded):
             raise self.fail(
                 "the string holds a lone surrogate escape (such as \\ud800), which is not a character",
@@ -109,25 +125,24 @@ class _Reader:
         return decoded
 
     def object(self, depth: int) -> tuple[JObject, Span]:
+        text = self.text
         start = self.pos
-        self.pos += 1
         items: dict[str, Any] = {}
         key_spans: dict[str, Span] = {}
         value_spans: dict[str, Span] = {}
-        self.skip()
-        if self.text.startswith("}", self.pos):
-            self.pos += 1
-            span = self.source.span(start)
+        pos = self.pos = _WS.match(text, start + 1).end()  # type: ignore[union-attr]
+        if text.startswith("}", pos):
+            self.pos = pos + 1
+            span = self.span(start, start + 1)
             return JObject(items, span), span
         while True:
-            self.skip()
-            key_start = self.pos
-            if not self.text.startswith('"', self.pos):
+            key_start = self.pos = _WS.match(text, self.pos).end()  # type: ignore[union-attr]
+            if not text.startswith('"', key_start):
                 raise self.fail(
                     f"expected a property name in double quotes, found {self.describe_here()}"
                 )
             key = self.string()
-            key_span = self.source.span(key_start, self.pos)
+            key_span = self.span(key_start, self.pos)
             if key in items:
                 self.diags.error(
                     "json-duplicate-key",
@@ -135,49 +150,49 @@ class _Reader:
                     key_span,
                     ("first defined here", key_spans[key]),
                 )
-            self.skip()
-            if not self.text.startswith(":", self.pos):
+            pos = self.pos = _WS.match(text, self.pos).end()  # type: ignore[union-attr]
+            if not text.startswith(":", pos):
                 raise self.fail(
                     f"expected ':' after the property name, found {self.describe_here()}"
                 )
-            self.pos += 1
+            self.pos = pos + 1
             value, value_span = self.value(depth + 1)
             items[key] = value
             key_spans[key] = key_span
             value_spans[key] = value_span
-            self.skip()
-            if self.text.startswith(",", self.pos):
-                self.pos += 1
+            pos = self.pos = _WS.match(text, self.pos).end()  # type: ignore[union-attr]
+            if text.startswith(",", pos):
+                self.pos = pos + 1
                 continue
-            if self.text.startswith("}", self.pos):
-                self.pos += 1
-                span = self.source.span(start)
+            if text.startswith("}", pos):
+                self.pos = pos + 1
+                span = self.span(start, start + 1)
                 return JObject(items, span, key_spans, value_spans), span
             raise self.fail(
                 f"expected ',' or '}}' in an object, found {self.describe_here()}"
             )
 
     def array(self, depth: int) -> tuple[JArray, Span]:
+        text = self.text
         start = self.pos
-        self.pos += 1
         items: list[Any] = []
         spans: list[Span] = []
-        self.skip()
-        if self.text.startswith("]", self.pos):
-            self.pos += 1
-            span = self.source.span(start)
+        pos = self.pos = _WS.match(text, start + 1).end()  # type: ignore[union-attr]
+        if text.startswith("]", pos):
+            self.pos = pos + 1
+            span = self.span(start, start + 1)
             return JArray(items, span), span
         while True:
             value, value_span = self.value(depth + 1)
             items.append(value)
             spans.append(value_span)
-            self.skip()
-            if self.text.startswith(",", self.pos):
-                self.pos += 1
+            pos = self.pos = _WS.match(text, self.pos).end()  # type: ignore[union-attr]
+            if text.startswith(",", pos):
+                self.pos = pos + 1
                 continue
-            if self.text.startswith("]", self.pos):
-                self.pos += 1
-                span = self.source.span(start)
+            if text.startswith("]", pos):
+                self.pos = pos + 1
+                span = self.span(start, start + 1)
                 return JArray(items, span, tuple(spans)), span
             raise self.fail(
                 f"expected ',' or ']' in an array, found {self.describe_here()}"
