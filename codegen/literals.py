@@ -15,6 +15,10 @@ from ._width import str_width  # black's measure: East Asian wide characters cou
 
 def py_literal(value: Any) -> str:
     """Python source for a JSON value (dicts, lists, strings, numbers, booleans, None)."""
+    # Strings and plain dicts first, and Mapping (an ABC, slow to test) last: this runs once per value of
+    # every schema constant.
+    if isinstance(value, str):
+        return _string(value)
     if value is None or isinstance(value, bool):
         return repr(value)
     if isinstance(value, int):
@@ -23,16 +27,16 @@ def py_literal(value: Any) -> str:
         if not math.isfinite(value):
             raise ValueError("non-finite numbers are not JSON")
         return repr(value).replace("e+", "e")  # black writes 1e16, not 1e+16
-    if isinstance(value, str):
-        return _string(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join([py_literal(v) for v in value]) + "]"
     if isinstance(value, Mapping):
         return (
             "{"
-            + ", ".join(f"{_string(str(k))}: {py_literal(v)}" for k, v in value.items())
+            + ", ".join(
+                [f"{_string(str(k))}: {py_literal(v)}" for k, v in value.items()]
+            )
             + "}"
         )
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(py_literal(v) for v in value) + "]"
     raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 
@@ -42,6 +46,10 @@ def _string(text: str) -> str:
     repr() escapes backslashes, newlines and unprintable characters. black prefers double quotes unless they
     would need more escapes than single quotes.
     """
+    if "'" not in text and '"' not in text:
+        return (
+            '"' + repr(text)[1:-1] + '"'
+        )  # the common case: no quote to swap or escape
     if '"' in text and text.count('"') > text.count("'"):
         return repr(text)  # single quotes: repr escapes what it must
     quoted = repr(
@@ -65,24 +73,44 @@ def black_literal(
     several (a single element keeps none), recursing into elements that still do not fit. Formatting the large
     schema constants this way instead of through black halves a compile's formatting time.
     """
-    flat = " " * indent + head + py_literal(value) + tail
-    if (
-        str_width(flat) <= LINE_LENGTH
-        or not isinstance(value, (Mapping, list, tuple))
-        or not value
-    ):
-        return [flat]
-    opening, closing = ("{", "}") if isinstance(value, Mapping) else ("[", "]")
-    if isinstance(value, Mapping):
-        elements = [(_string(str(k)) + ": ", v) for k, v in value.items()]
-    else:
-        elements = [("", v) for v in value]
-    comma = "," if len(elements) > 1 else ""
-    lines = [" " * indent + head + opening]
-    for prefix, element in elements:
-        lines.extend(black_literal(element, prefix, comma, indent + 4))
-    lines.append(" " * indent + closing + tail)
+    lines: list[str] = []
+    _black(_Node(value), head, tail, indent, lines)
     return lines
+
+
+class _Node:
+    """A value with its `py_literal` text, computed once bottom-up: `black_literal` measures every level of a
+    nested value, and recomputing the text of each subtree at each level made it quadratic in depth.
+    """
+
+    __slots__ = ("text", "opening", "closing", "elements")
+
+    def __init__(self, value: Any) -> None:
+        self.elements: list[tuple[str, _Node]] = []
+        if isinstance(value, (list, tuple)):
+            self.opening, self.closing = "[", "]"
+            self.elements = [("", _Node(v)) for v in value]
+            self.text = "[" + ", ".join([e.text for _, e in self.elements]) + "]"
+        elif not isinstance(value, str) and isinstance(value, Mapping):
+            self.opening, self.closing = "{", "}"
+            self.elements = [
+                (_string(str(k)) + ": ", _Node(v)) for k, v in value.items()
+            ]
+            self.text = "{" + ", ".join([p + e.text for p, e in self.elements]) + "}"
+        else:
+            self.text = py_literal(value)
+
+
+def _black(node: _Node, head: str, tail: str, indent: int, lines: list[str]) -> None:
+    flat = " " * indent + head + node.text + tail
+    if str_width(flat) <= LINE_LENGTH or not node.elements:
+        lines.append(flat)
+        return
+    comma = "," if len(node.elements) > 1 else ""
+    lines.append(" " * indent + head + node.opening)
+    for prefix, element in node.elements:
+        _black(element, prefix, comma, indent + 4, lines)
+    lines.append(" " * indent + node.closing + tail)
 
 
 def py_docstring(text: str) -> str:
