@@ -123,19 +123,31 @@ class JArray(tuple[Any, ...]):
 DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
 
 
+# Types of values with no schema inside. Walks test these by exact type first: `isinstance` against `JObject`
+# (a Mapping, so an ABC) costs a Python-level check per value, which dominated walks over large schemas.
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
 def schema_objects(doc: Any) -> Iterator[JObject]:
     """Every object in a schema document outside data keywords; iterative, so depth is no risk."""
     stack = [doc]
+    pop = stack.pop
+    extend = stack.extend
     while stack:
-        node = stack.pop()
-        if isinstance(node, JArray):
-            stack.extend(reversed(node))
-        elif isinstance(node, JObject):
+        node = pop()
+        cls = type(node)
+        if cls in _LEAVES:
+            continue
+        if cls is JArray or (cls is not JObject and isinstance(node, JArray)):
+            extend(reversed(node))
+        elif cls is JObject or isinstance(node, JObject):
             yield node
-            stack.extend(
-                value
-                for key, value in reversed(list(node.items()))
-                if key not in DATA_KEYWORDS
+            extend(
+                [
+                    value
+                    for key, value in reversed(node._items.items())
+                    if key not in DATA_KEYWORDS
+                ]
             )
 
 
@@ -143,16 +155,19 @@ def rewrite_schema(schema: Any, visit: Callable[[JObject], JObject]) -> Any:
     """`schema` with `visit` applied to every object in it, children first, data keywords left alone. Nodes
     nothing changed in are returned as they are, so callers can tell (`is`) whether anything changed.
     """
-    if isinstance(schema, JArray):
+    cls = type(schema)
+    if cls in _LEAVES:
+        return schema
+    if cls is JArray or (cls is not JObject and isinstance(schema, JArray)):
         items = [rewrite_schema(item, visit) for item in schema]
         if all(new is old for new, old in zip(items, schema)):
             return schema
         return JArray(items, schema.span, schema.item_spans)
-    if not isinstance(schema, JObject):
+    if cls is not JObject and not isinstance(schema, JObject):
         return schema
     changes = {}
-    for key, value in schema.items():
-        if key not in DATA_KEYWORDS:
+    for key, value in schema._items.items():
+        if key not in DATA_KEYWORDS and type(value) not in _LEAVES:
             new = rewrite_schema(value, visit)
             if new is not value:
                 changes[key] = new
@@ -161,6 +176,11 @@ def rewrite_schema(schema: Any, visit: Callable[[JObject], JObject]) -> Any:
 
 def to_plain(value: Any) -> Any:
     """A JSON fragment as plain dicts and lists (for serialising and for `jsonschema`)."""
+    cls = type(value)
+    if cls in _LEAVES:
+        return value
+    if cls is JObject:
+        return {k: to_plain(v) for k, v in value._items.items()}
     if isinstance(value, Mapping):
         return {k: to_plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
