@@ -115,7 +115,13 @@ class Line:
     def append(self, leaf: Leaf, track: bool = False) -> None:
         if self.inside_brackets or track:
             self._mark(leaf)
-            if self._is_magic_trailing_comma(leaf):
+            # `_is_magic_trailing_comma`'s first test, inlined: this runs once per leaf of every split line
+            if (
+                leaf.kind in CLOSING
+                and self.leaves
+                and self.leaves[-1].kind == ","
+                and self._is_magic_trailing_comma(leaf)
+            ):
                 self.magic_trailing_comma = leaf
         self.positions[id(leaf)] = len(self.leaves)
         self.leaves.append(leaf)
@@ -184,7 +190,7 @@ class Line:
             first.prefix
             + "    " * self.depth
             + first.value
-            + "".join(str(leaf) for leaf in self.leaves[1:])
+            + "".join([leaf.prefix + leaf.value for leaf in self.leaves[1:]])
         )
 
     def __bool__(self) -> bool:
