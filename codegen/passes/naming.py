@@ -63,10 +63,13 @@ def words(name: str) -> list[str]:
     ]
 
 
+# Cached: the same property and tool names recur across a package, and each is named several times.
+@lru_cache(maxsize=1 << 16)
 def snake(name: str) -> str:
     return "_".join(w.lower() for w in words(name))
 
 
+@lru_cache(maxsize=1 << 16)
 def pascal(name: str) -> str:
     return "".join(w[:1].upper() + w[1:] for w in words(name))
 
