@@ -29,7 +29,7 @@ def py_literal(value: Any) -> str:
         return repr(value).replace("e+", "e")  # black writes 1e16, not 1e+16
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join([py_literal(v) for v in value]) + "]"
-    if isinstance(value, Mapping):
+    if isinstance(value, dict) or isinstance(value, Mapping):
         return (
             "{"
             + ", ".join(
@@ -91,7 +91,9 @@ class _Node:
             self.opening, self.closing = "[", "]"
             self.elements = [("", _Node(v)) for v in value]
             self.text = "[" + ", ".join([e.text for _, e in self.elements]) + "]"
-        elif not isinstance(value, str) and isinstance(value, Mapping):
+        elif isinstance(value, dict) or (
+            not isinstance(value, (str, int, float)) and isinstance(value, Mapping)
+        ):
             self.opening, self.closing = "{", "}"
             self.elements = [
                 (_string(str(k)) + ": ", _Node(v)) for k, v in value.items()
