@@ -18,6 +18,8 @@ UNSAFE_CHARACTERS = re.compile(
     "[\x00-\x1f\x7f-\x9f\ud800-\udfff\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]"
 )
 
+_NEWLINE = re.compile("\n")  # line starts, found in C rather than a loop per character
+
 
 def printable(text: str) -> str:
     """`text` with every unsafe character shown as an escape (`\\x1b`, `\\u202e`); a surrogate-escaped byte
@@ -44,7 +46,7 @@ class SourceFile:
 
     def __post_init__(self) -> None:
         starts = [0]
-        starts.extend(i + 1 for i, ch in enumerate(self.text) if ch == "\n")
+        starts.extend(match.end() for match in _NEWLINE.finditer(self.text))
         object.__setattr__(self, "_line_starts", tuple(starts))
 
     def position(self, offset: int) -> tuple[int, int]:
