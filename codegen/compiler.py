@@ -109,7 +109,7 @@ def _compile(
         return result
     result.tools = len(plan.tools)
     files = _python_files(plan)
-    files.update(runtime_files(plan, files))
+    files.update(runtime_files(plan))
     files["py.typed"] = ""
     files.update(render_schemas(plan))
     files.update(render_exports(plan))

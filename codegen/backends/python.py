@@ -82,59 +82,29 @@ class FieldView:
 
 @dataclass(frozen=True)
 class Unit:
-    """One generated Python file before rendering: `key` names everything its text depends on, so an
-    incremental build can reuse last build's formatted file when the key is unchanged.
-    """
+    """One generated Python file before rendering: its path inside OUT and how to render it."""
 
     path: str
-    key: Any
     render: Callable[[], PythonFile]
 
 
 def python_units(plan: PackagePlan) -> list[Unit]:
     """Every generated Python file of the package, by its path inside OUT (rendered on demand)."""
     units = [
-        Unit(
-            module.path,
-            _module_key(module, plan),
-            partial(_render_module, module, plan),
-        )
+        Unit(module.path, partial(_render_module, module, plan))
         for module in plan.modules
     ]
     for package in sorted(_subpackages(plan)):
         text = render("subpackage_init.py.jinja", package=package)
-        units.append(
-            Unit(f"{package}/__init__.py", text, partial(PythonFile, text, {}))
-        )
-    init_key = (
-        [(m.dotted, bool(m.tools), m.exported_names()) for m in plan.modules],
-        plan.agents,
-    )
-    units.append(Unit("__init__.py", init_key, partial(_render_init, plan)))
+        units.append(Unit(f"{package}/__init__.py", partial(PythonFile, text, {})))
+    units.append(Unit("__init__.py", partial(_render_init, plan)))
     return units
 
 
-def _module_key(module: ModulePlan, plan: PackagePlan) -> Any:
-    """A module's text depends on its own plan and on where the models it imports live."""
-    referenced = {
-        name for model in module.models for f in model.fields for name in f.type.models
-    }
-    referenced |= {
-        name for model in module.models if model.root for name in model.root.models
-    }
-    referenced |= {
-        name for tool in module.tools for p in tool.params for name in p.type.models
-    }
-    referenced |= {name for tool in module.tools for name in tool.result.models}
-    return module, sorted(
-        (name, plan.model_modules.get(name, "")) for name in referenced
-    )
-
-
-def runtime_files(plan: PackagePlan, generated: object = None) -> dict[str, str]:
+def runtime_files(plan: PackagePlan) -> dict[str, str]:
     """The runtime a package carries, verbatim (it is kept black-formatted in the repo): the core modules, and
     `sql.py` / `paths.py` when some module has SQL tools / resources. Decided from the plan, never by searching
-    generated text, which holds spec text (`generated` is not used)."""
+    generated text, which holds spec text."""
     names = list(RUNTIME_FILES)
     if any(tool.sql is not None for tool in plan.tools):
         names.append("sql.py")

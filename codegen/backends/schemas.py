@@ -27,19 +27,10 @@ def render_schemas(plan: PackagePlan) -> dict[str, str]:
     return files
 
 
-def export_paths() -> list[str]:
-    return [f"schemas/{file_name}" for file_name in exports.EXPORT_FILES.values()]
-
-
-def exports_key(plan: PackagePlan) -> Any:
-    """Everything the export files are made from (for incremental builds)."""
-    return [tool.llm_schema for tool in sorted(plan.tools, key=lambda t: t.name)]
-
-
 def render_exports(plan: PackagePlan) -> dict[str, str]:
     """Every tool in the formats LLM APIs take (`schemas/tools.*`)."""
     files: dict[str, str] = {}
-    definitions = exports_key(plan)
+    definitions = [tool.llm_schema for tool in sorted(plan.tools, key=lambda t: t.name)]
     for flavour, file_name in exports.EXPORT_FILES.items():
         names = exports.export_names([tool.name for tool in plan.tools], flavour)
         files[f"schemas/{file_name}"] = exports.render_export(
