@@ -3,7 +3,7 @@ imports in a fresh interpreter without running spec text, passes `mypy --strict`
 
 The bundled examples are the templates: each string in a spec (JSON and YAML values and keys, gram string
 literals, SQL string literals and header values) is a slot, and hypothesis puts hostile text into one or more
-slots of one file. `CODEGEN_HOSTILE_EXAMPLES=2000 python -m pytest tests/test_hostile_suite.py` runs longer.
+slots of one file (or very deep nested values, where a format holds values). `CODEGEN_HOSTILE_EXAMPLES=2000 python -m pytest tests/test_hostile_suite.py` runs longer.
 """
 
 from __future__ import annotations
@@ -104,6 +104,17 @@ HOSTILE = st.one_of(
     st.sampled_from(HOSTILE_PIECES).map(lambda piece: piece * 2000),  # long values
 )
 
+
+def _nested(depth: int, leaf: Any) -> Any:
+    value = leaf
+    for level in range(depth):
+        value = [value] if level % 2 else {"a": value}
+    return value
+
+
+# Very deep values: nested arrays and objects where a string was (text formats get their JSON text).
+DEEP = st.builds(_nested, st.integers(20, 200), st.sampled_from(HOSTILE_PIECES))
+
 # -- slots: every string of a spec file, addressed so that one can be replaced -----------------------------------
 
 
@@ -112,7 +123,7 @@ class SpecTemplate:
     rel: str  # path under examples/specs
     slots: int  # how many string slots it has
     fill: Callable[
-        [dict[int, str]], str
+        [dict[int, Any]], str
     ]  # the file's text with the given slots replaced
 
 
@@ -134,8 +145,8 @@ def _replace(value: Any, path: tuple[Any, ...], new: str) -> Any:
         return new
     head, rest = path[0], path[1:]
     if isinstance(head, tuple) and not rest:  # rename a key, keeping its place
-        old = head[1]
-        return {(new if k == old else k): v for k, v in value.items()}
+        old, key = head[1], new if isinstance(new, str) else json.dumps(new)
+        return {(key if k == old else k): v for k, v in value.items()}
     copy = dict(value) if isinstance(value, dict) else list(value)
     copy[head] = _replace(value[head], rest, new)
     return copy
@@ -146,7 +157,7 @@ def _data_template(
 ) -> SpecTemplate:
     paths = list(_walk_strings(data))
 
-    def fill(values: dict[int, str]) -> str:
+    def fill(values: dict[int, Any]) -> str:
         # Deepest paths first and values before keys, so that renaming a key invalidates no path still to come.
         new = data
         order = sorted(
@@ -182,11 +193,15 @@ def _text_template(
 ) -> SpecTemplate:
     spans = [m.span() for m in pattern.finditer(text)]
 
-    def fill(values: dict[int, str]) -> str:
+    def fill(values: dict[int, Any]) -> str:
         out, at = [], 0
         for index, (start, end) in enumerate(spans):
             if index in values:
-                out += [text[at:start], quote(values[index])]
+                value = values[index]
+                out += [
+                    text[at:start],
+                    quote(value if isinstance(value, str) else json.dumps(value)),
+                ]
                 at = end
         return "".join(out) + text[at:]
 
@@ -202,7 +217,7 @@ def _sql_template(rel: str, text: str) -> SpecTemplate:
         rel, body, _SQL_LITERAL, lambda s: "'" + s.replace("'", "''") + "'"
     )
 
-    def fill(values: dict[int, str]) -> str:
+    def fill(values: dict[int, Any]) -> str:
         in_header = {i: v for i, v in values.items() if i < head.slots}
         in_body = {i - head.slots: v for i, v in values.items() if i >= head.slots}
         header_text = head.fill(in_header) if in_header else header
@@ -295,7 +310,7 @@ def _compile_and_load(specs: Path, sandbox: Path) -> Path | None:
     return out
 
 
-def _specs_with(tmp: Path, template: SpecTemplate, values: dict[int, str]) -> Path:
+def _specs_with(tmp: Path, template: SpecTemplate, values: dict[int, Any]) -> Path:
     """A copy of the example's top-level folder with one file's slots replaced (entities it uses stay)."""
     top = template.rel.split("/")[0]
     specs = tmp / "specs"
@@ -307,14 +322,14 @@ def _specs_with(tmp: Path, template: SpecTemplate, values: dict[int, str]) -> Pa
 
 
 @st.composite
-def _hostile_case(draw: st.DrawFn) -> tuple[SpecTemplate, dict[int, str]]:
+def _hostile_case(draw: st.DrawFn) -> tuple[SpecTemplate, dict[int, Any]]:
     template = draw(st.sampled_from([t for t in TEMPLATES if t.slots]))
     slots = draw(
         st.lists(
             st.integers(0, template.slots - 1), min_size=1, max_size=3, unique=True
         )
     )
-    return template, {slot: draw(HOSTILE) for slot in slots}
+    return template, {slot: draw(HOSTILE | DEEP) for slot in slots}
 
 
 @settings(
@@ -324,7 +339,7 @@ def _hostile_case(draw: st.DrawFn) -> tuple[SpecTemplate, dict[int, str]]:
 )
 @given(_hostile_case())
 def test_hostile_strings_in_any_slot(
-    case: tuple[SpecTemplate, dict[int, str]],
+    case: tuple[SpecTemplate, dict[int, Any]],
 ) -> None:
     template, values = case
     with tempfile.TemporaryDirectory() as tmp:
