@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import ast
 import json
-import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
@@ -20,7 +18,7 @@ import pytest
 
 from codegen.passes.naming import RESERVED_NAMES
 from conftest import EXAMPLES, compile_result, generate_package
-from test_typecheck import MYPY_CONFIG
+from test_typecheck import _mypy
 
 SQL_TOOL = """\
 /*
@@ -130,25 +128,6 @@ class _Impl:
 
     def ping(self, *, host: str) -> str:
         return host
-
-
-def _mypy(tmp_path: Path, *packages: Path) -> None:
-    config = tmp_path / "mypy.ini"
-    config.write_text(MYPY_CONFIG)
-    command = [
-        sys.executable,
-        "-m",
-        "mypy",
-        "--config-file",
-        str(config),
-        "--no-incremental",
-    ]
-    for package in packages:
-        command += ["-p", package.name]
-    run = subprocess.run(
-        command, cwd=packages[0].parent, capture_output=True, text=True
-    )
-    assert run.returncode == 0, run.stdout + run.stderr
 
 
 def test_colliding_names_import_dispatch_and_pass_mypy(

@@ -391,4 +391,4 @@ def test_all_free_text_slots_at_once_type_check(rel: str, tmp_path: Path) -> Non
     sandbox.mkdir()
     out = _compile_and_load(specs, sandbox)
     assert out is not None, "every slot compiled alone, so all of them together must"
-    _mypy(out, tmp_path)
+    _mypy(tmp_path, out)
