@@ -660,3 +660,57 @@ def test_an_argument_a_function_left_out_never_uses_is_a_warning(
         (10, "warning", "brimley-sql-unused"),
     ]
     assert "'status'" in _messages(specs, "brimley-sql-unused")[0]
+
+
+def test_a_python_function_left_out_still_has_its_inheritance_checked(
+    tmp_path: Path,
+) -> None:
+    # No SQL: the return shape's error leaves it out, and its arguments and config still inherit (checked).
+    specs = tmp_path / "specs"
+    write(
+        specs,
+        "Customer.yaml",
+        "name: Customer\ntype: entity\nfields:\n  name: string\n",
+    )
+    write(
+        specs,
+        "find.yaml",
+        "name: find\ntype: python_function\nhandler: x.y\ndescription: Finds.\n"
+        "arguments:\n  entity_ref: Custmer\n"
+        "config:\n  entity_ref: Customer\n  inline:\n    name: string\n"
+        "return_shape: Strng\n",
+    )
+    found = [(f, line, code) for f, line, _, code in _found(specs)]
+    assert found == [
+        ("find.yaml", 6, "unknown-entity"),
+        ("find.yaml", 10, "brimley-arg-name"),
+        ("find.yaml", 11, "brimley-type"),
+    ]
+    assert "did you mean 'Customer'?" in _messages(specs, "unknown-entity")[0]
+
+
+def test_a_function_whose_arguments_failed_still_has_an_object_placeholder_flagged(
+    tmp_path: Path,
+) -> None:
+    # `limit` fails; `who`, an entity, lowered fine: binding it is still an error in the same run.
+    specs = tmp_path / "specs"
+    write(
+        specs,
+        "Customer.yaml",
+        "name: Customer\ntype: entity\nfields:\n  name: string\n",
+    )
+    write(
+        specs,
+        "count.yaml",
+        "name: count\ntype: sql_function\nconnection: db\ndescription: Counts.\n"
+        "arguments:\n  inline:\n    limit:\n      type: integer\n      minimum: zero\n"
+        "    who: Customer\nreturn_shape: int\n"
+        "sql: SELECT count(*) FROM t WHERE name = :who LIMIT :limit\n",
+    )
+    assert [(line, sev, code) for _, line, sev, code in _found(specs)] == [
+        (9, "error", "brimley-constraint"),
+        (12, "error", "brimley-sql-placeholder"),
+    ]
+    assert "only values and lists of values can be bound" in (
+        _messages(specs, "brimley-sql-placeholder")[0]
+    )

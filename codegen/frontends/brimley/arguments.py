@@ -109,6 +109,14 @@ class Block:
     names: dict[str, Span] = field(
         default_factory=dict
     )  # every declared argument -> its name's span
+    # False when some entry failed (reported): the block holds the entries that lowered, for the checks that
+    # still run on a definition left out (`link` checks its placeholders and inheritance)
+    complete: bool = True
+
+
+def complete(block: Block | None) -> Block | None:
+    """The block, or None when some entry of it failed."""
+    return block if block is not None and block.complete else None
 
 
 @dataclass
@@ -667,11 +675,10 @@ class ArgumentLowering:
             if entry.required:
                 required.append(name)
                 required_spans.append(name_span)
-        if not ok:
-            return None
         if inherited is not None:
             block.inherit = Inherit(inherited.entity, inherited.span, tuple(overrides))
         block.schema = _object(node.span, properties.done(), required, required_spans)
+        block.complete = ok
         return block
 
     def _json_schema(

@@ -35,6 +35,7 @@ from .arguments import (
     ALIASES,
     ArgumentLowering,
     Block,
+    complete,
     describe,
     with_description,
 )
@@ -363,13 +364,15 @@ class _Document:
                 "brimley-shape", f"{what} has no 'fields'", doc.value_span("name")
             )
             return None
-        block = self.lower.inline(
-            fields,
-            doc.value_span("fields"),
-            what,
-            context=False,
-            inherited=None,
-            noun="field",
+        block = complete(
+            self.lower.inline(
+                fields,
+                doc.value_span("fields"),
+                what,
+                context=False,
+                inherited=None,
+                noun="field",
+            )
         )
         if block is None:
             return None
@@ -417,13 +420,13 @@ class _Document:
             or self._sql_shape(returns[0], returns[1], doc, what)
         )
         broken = (
-            inputs is None or returns is None or ("config" in doc and config is None)
+            complete(inputs) is None
+            or returns is None
+            or ("config" in doc and complete(config) is None)
         )
         if broken or not shaped or (kind == "sql_function" and statement is None):
-            if statement is None or scanned is None:
-                return None, None
             return None, self._left_out(
-                doc, name, what, inputs, statement, scanned, sql_map
+                doc, name, what, inputs, config, returns, statement, scanned, sql_map
             )
         assert inputs is not None and returns is not None
         output, void, output_inherit = returns
@@ -466,33 +469,47 @@ class _Document:
         name: str,
         what: str,
         inputs: Block | None,
-        statement: SqlStatement,
-        scanned: Scan,
+        config: Block | None,
+        returns: tuple[JObject | None, bool, Inherit | None] | None,
+        statement: SqlStatement | None,
+        scanned: Scan | None,
         sql_map: tuple[tuple[int, int], ...],
     ) -> Tool | None:
-        """A SQL function left out after an error, with what `link` needs to check its SQL placeholders (its
-        arguments, perhaps inherited from another file's entity): they are independent of the error.
+        """A function left out after an error, with what `link` needs for the checks independent of that error:
+        its inheritance from other files' entities (arguments, config, return shape) and its SQL placeholders.
+        Arguments that failed are still declared, of unknown type.
         """
         span = doc.value_span("name")
-        if inputs is None:  # its arguments are broken: their names are still known
+        if (
+            inputs is None
+        ):  # its arguments block is broken: their names may still be known
             raw = _raw_arguments(doc)
-            if raw is None:
-                return None
-            inputs = Block(JObject({}, span), inherit=raw[0], names=raw[1])
+            if raw is not None:
+                inputs = Block(JObject({}, span), inherit=raw[0], names=raw[1])
+        output, _, output_inherit = (
+            returns if returns is not None else (None, False, None)
+        )
         pending = Pending(
             what,
-            inputs=inputs.inherit,
-            sql=scanned,
+            inputs=inputs.inherit if inputs is not None else None,
+            config=config.inherit if config is not None else None,
+            output=output_inherit,
+            # without the argument names, every placeholder would be reported as unknown
+            sql=scanned if inputs is not None else None,
             sql_map=sql_map,
-            names=inputs.names,
+            names=inputs.names if inputs is not None else {},
         )
+        if not (pending.inputs or pending.config or pending.output or pending.sql):
+            return None  # nothing of it depends on other files
         return Tool(
             name,
             span,
             None,
-            inputs.schema,
-            context_params=tuple(inputs.context),
-            sql=statement,
+            inputs.schema if inputs is not None else JObject({}, span),
+            output_schema=output,
+            config_schema=config.schema if config is not None else None,
+            context_params=tuple(inputs.context) if inputs is not None else (),
+            sql=statement if pending.sql is not None else None,
             metadata={PENDING_KEY: pending},
         )
 
@@ -546,8 +563,10 @@ class _Document:
                 return None
             schema = self.lower.type_name(ref, value.value_span("entity_ref"), label)
             return (schema, False, None) if schema is not None else None
-        block = self.lower.arguments(
-            value, span, label, context=False, inherit=True, noun="field"
+        block = complete(
+            self.lower.arguments(
+                value, span, label, context=False, inherit=True, noun="field"
+            )
         )
         if block is None:
             return None
