@@ -151,6 +151,33 @@ def test_a_decimal_result_is_a_number_in_structured_content(
         assert json.loads(result.to_json(), parse_float=Decimal) == Decimal(expected)
 
 
+@pytest.mark.parametrize("row", [None, "row"])
+def test_a_single_row_sql_result_fits_its_output_schema_with_a_row_or_without(
+    examples_package: tuple[Path, ModuleType], row: str | None
+) -> None:
+    # "No row" is None: the exported output schema says null too, and the result is still checked by it.
+    _, pkg = examples_package
+    spec = pkg.TOOLS["get_invoice"]
+    (definition,) = [
+        t for t in pkg.export_tools("mcp")["tools"] if t["name"] == "get_invoice"
+    ]
+    value = (
+        None
+        if row is None
+        else pkg.Invoice.model_validate(json.loads(_invoice("12.50")))
+    )
+    fake = dataclasses.replace(spec, implementation=lambda args, context: value)
+    result = pkg._runtime.dispatch.call_tool(
+        fake, "get_invoice", {"invoice_id": 1}, None, {"app": {"tenant": {"id": 1}}}
+    )
+    assert result.ok, result.error
+    assert (result.value is None) == (row is None)
+    jsonschema.validate(
+        result.to_mcp()["structuredContent"], definition["outputSchema"]
+    )
+    jsonschema.validate(json.loads(result.to_json()), spec.output_schema)
+
+
 # -- 3. results are checked exactly --
 
 

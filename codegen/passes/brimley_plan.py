@@ -176,7 +176,7 @@ def _rows(
         return "void", None, {}, True
     schema = tool.output_schema
     many = isinstance(schema, JObject) and schema.get("type") == "array"
-    element = schema.get("items") if many else schema
+    element = schema.get("items") if many else _not_null(schema)
     ref = element.get("$ref") if isinstance(element, JObject) else None
     if (
         isinstance(ref, str)
@@ -200,6 +200,20 @@ def _rows(
             True,
         )
     return "value", result, {}, True
+
+
+def _not_null(schema: Any) -> Any:
+    """The non-null branch of `{"anyOf": [X, {"type": "null"}]}` (one entity, or null without a row)."""
+    either = schema.get("anyOf") if isinstance(schema, JObject) else None
+    if isinstance(either, JArray) and len(either) == 2:
+        kept = [
+            s
+            for s in either
+            if not (isinstance(s, JObject) and s.get("type") == "null")
+        ]
+        if len(kept) == 1:
+            return kept[0]
+    return schema
 
 
 def _columns(schema: Any) -> tuple[dict[str, str], bool]:

@@ -197,8 +197,6 @@ class PlanBuilder:
         sql = None
         if tool.sql is not None:  # a SQL tool: codegen writes its implementation
             sql = sql_plan(self, tool, func, upper, result, params, args.fields)
-            if sql.rows == "one":  # one row, or None when there is none
-                result = PyType.union([result, NONE])
         config_param = None
         if (
             config_model is not None

@@ -151,16 +151,6 @@ class ToolSpec:
             self._result_adapter.append(TypeAdapter(self.result_type))
         return self._result_adapter[0]
 
-    def admits_none(self) -> bool:
-        """Whether the declared Python result type takes None (`Any` says nothing)."""
-        if self.result_type is Any:
-            return False
-        try:
-            self.result_adapter().validate_python(None)
-        except ValidationError:
-            return False
-        return True
-
 
 @dataclass(frozen=True)
 class AgentSpec:
@@ -337,9 +327,8 @@ def _call(
             "implementation_error",
             f"the tool failed while running: {_exception_text(exc)}",
         )
-    if spec.output_schema is not None and not (value is None and spec.admits_none()):
+    if spec.output_schema is not None:
         # The same exact check as the arguments get: Pydantic alone would take "1.5" or True for a number.
-        # (A single-row SQL tool's "no row" is None, which its output schema does not say yet.)
         value = to_json_data(value)
         problems = validate(value, spec.output_schema)
         if problems:

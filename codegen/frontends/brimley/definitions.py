@@ -430,6 +430,8 @@ class _Document:
             )
         assert inputs is not None and returns is not None
         output, void, output_inherit = returns
+        if kind == "sql_function" and output is not None and "$ref" in output:
+            output = _or_null(output)  # one entity: its row, or null when there is none
         pending = Pending(
             what,
             inputs=inputs.inherit,
@@ -716,6 +718,13 @@ class _Document:
             inherit=inputs.inherit,
             metadata=self._metadata(doc),
         )
+
+
+def _or_null(schema: JObject) -> JObject:
+    """`schema`, or null."""
+    span = schema.span
+    either = JArray((schema, JObject({"type": "null"}, span)), span, (span, span))
+    return JObject({"anyOf": either}, span, {"anyOf": span}, {"anyOf": span})
 
 
 def _raw_arguments(doc: JObject) -> tuple[Inherit | None, dict[str, Span]] | None:

@@ -18,7 +18,7 @@ GET_INVOICE_INPUT_SCHEMA: dict[str, Any] = {
 }
 
 GET_INVOICE_OUTPUT_SCHEMA: dict[str, Any] = {
-    "$ref": "#/$defs/Invoice",
+    "anyOf": [{"$ref": "#/$defs/Invoice"}, {"type": "null"}],
     "$defs": {
         "Invoice": {
             "title": "Invoice",
