@@ -27,6 +27,7 @@ RUNTIME_FILES = (
     "dispatch.py",
     *runtime_subpackage("validation"),
     "exports.py",
+    "lazy.py",
 )
 # Carried only by packages that use them (sql.py imports SQLAlchemy, which other packages need not install):
 # see `runtime_files`.
@@ -50,8 +51,8 @@ class _Constants:
     def __init__(self) -> None:
         self.splices: dict[str, str] = {}
 
-    def __call__(self, name: str, value: Any) -> str:
-        head = f"{name}: {_constant_type(value)} = "
+    def __call__(self, name: str, value: Any, annotation: str | None = None) -> str:
+        head = f"{name}: {annotation or _constant_type(value)} = "
         placeholder = f"__codegen_splice_{len(self.splices)}__"
         if len(head) + len(placeholder) > LINE_LENGTH or not isinstance(
             value, (dict, list)
@@ -95,7 +96,13 @@ def python_units(plan: PackagePlan) -> list[Unit]:
         for module in plan.modules
     ]
     for package in sorted(_subpackages(plan)):
-        text = render("subpackage_init.py.jinja", package=package)
+        dotted = package.replace("/", ".")
+        text = render(
+            "subpackage_init.py.jinja",
+            package=package,
+            runtime=_relative(dotted + ".__init__", "_runtime"),
+            children=_children(plan, dotted),
+        )
         units.append(Unit(f"{package}/__init__.py", partial(PythonFile, text, {})))
     units.append(Unit("__init__.py", partial(_render_init, plan)))
     return units
@@ -119,6 +126,18 @@ def _subpackages(plan: PackagePlan) -> set[str]:
         parts = module.dotted.split(".")[:-1]
         folders.update("/".join(parts[: i + 1]) for i in range(len(parts)))
     return folders
+
+
+def _children(plan: PackagePlan, package: str = "") -> list[str]:
+    """The names of the modules and subpackages directly in `package` (dotted; "" for the top level)."""
+    prefix = f"{package}." if package else ""
+    return sorted(
+        {
+            m.dotted[len(prefix) :].split(".")[0]
+            for m in plan.modules
+            if m.dotted.startswith(prefix)
+        }
+    )
 
 
 def _relative(from_module: str, to_module: str) -> str:
@@ -254,12 +273,12 @@ def _constant_type(value: Any) -> str:
 
 
 def _render_init(plan: PackagePlan) -> PythonFile:
-    """The package `__init__`: star-imports every module's `__all__`, combines the per-module `Tools`
-    protocols and tool specs. Kept small on purpose: it is the one file that cannot be formatted in parallel.
+    """The package `__init__`: tables of what each module exports and which tools it has, served lazily (a
+    module is imported when first used); under `if TYPE_CHECKING:` the star imports of every module's `__all__`
+    and the combined `Tools` protocol type checkers see. Kept small on purpose: it is the one file that cannot
+    be formatted in parallel.
     """
-    # Every module is imported before any star import, so that a name a module exports always wins over a
-    # submodule of the same name (importing a submodule makes it an attribute of its package).
-    aliases = Scope({"_dispatch", "_exports", "_runtime"})
+    aliases = Scope({"_dispatch", "_exports", "_lazy", "_runtime"})
     module_aliases = []
     for module in plan.modules:
         parent, _, leaf = f".{module.dotted}".rpartition(".")
@@ -285,6 +304,16 @@ def _render_init(plan: PackagePlan) -> PythonFile:
         plan=plan,
         module_aliases=module_aliases,
         star_modules=[f".{module.dotted}" for module in plan.modules],
+        exports={f".{m.dotted}": m.exported_names() for m in plan.modules},
+        tool_names={
+            f".{m.dotted}": [t.name for t in m.tools] for m in plan.modules if m.tools
+        },
+        config_classes={
+            t.name: t.config_model
+            for t in sorted(plan.tools, key=lambda t: t.name)
+            if t.config_model
+        },
+        submodules=_children(plan),
         exported=exported,
         constant=constants,
     )
