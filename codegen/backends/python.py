@@ -203,12 +203,6 @@ def _render_module(module: ModulePlan, plan: PackagePlan) -> PythonFile:
         needs |= kind.needs
         for name in kind.models - local:
             foreign[plan.model_modules[name]].add(name)
-    rebuild = [
-        m.class_name
-        for m in module.models
-        if any((f.type.models - local) for f in m.fields)
-        or (m.root is not None and m.root.models - local)
-    ]
     runtime = _relative(module.dotted, "_runtime")
     constants = _Constants()
     views = [_model_view(m) for m in module.models]
@@ -251,7 +245,6 @@ def _render_module(module: ModulePlan, plan: PackagePlan) -> PythonFile:
             (_relative(module.dotted, mod), sorted(names))
             for mod, names in sorted(foreign.items())
         ],
-        rebuild=rebuild,
         constant=constants,
         exported=module.exported_names(),
     )
