@@ -271,7 +271,18 @@ def _render_init(plan: PackagePlan) -> PythonFile:
     and the combined `Tools` protocol type checkers see. Kept small on purpose: it is the one file that cannot
     be formatted in parallel.
     """
-    aliases = Scope({"_dispatch", "_exports", "_lazy", "_runtime"})
+    # Module aliases (under TYPE_CHECKING) stay clear of the names the `__init__` binds itself.
+    aliases = Scope(
+        {
+            "_dispatch",
+            "_exports",
+            "_lazy",
+            "_runtime",
+            "_EXPORTS",
+            "_TOOL_NAMES",
+            "_CONFIG_CLASSES",
+        }
+    )
     module_aliases = []
     for module in plan.modules:
         parent, _, leaf = f".{module.dotted}".rpartition(".")
