@@ -13,10 +13,14 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from codegen.runtime.lazy import ToolRegistry, package_attributes
 from conftest import EXAMPLES, generate_package
 from test_generated_names import SQL_TOOL
 from test_typecheck import MYPY_CONFIG
@@ -214,3 +218,43 @@ def test_type_checkers_see_every_name_and_no_other(
     )
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 1 and "NoSuchName" in errors[0], done.stdout
+
+
+NAMES = st.sampled_from(["a", "b", "c", "d", "e", "f"])
+
+
+@given(st.lists(st.lists(NAMES, max_size=4), max_size=5))
+def test_the_registry_and_the_names_are_what_an_eager_package_built(
+    modules: list[list[str]],
+) -> None:
+    """For any tables, even with a name in two modules: `TOOLS` has the keys, order and values of the dict an
+    eager `__init__` built module after module, and each name is the one a star import of each module in turn
+    left."""
+    package = "lazy_fake_pkg"
+    fakes = {package: ModuleType(package)}
+    eager: dict[str, Any] = {}
+    star: dict[str, int] = {}
+    for index, names in enumerate(modules):
+        module = ModuleType(f"{package}.m{index}")
+        specs = tuple(SimpleNamespace(name=name) for name in names)
+        module.TOOL_SPECS = specs  # type: ignore[attr-defined]
+        module.__dict__.update({name: index for name in names})
+        fakes[module.__name__] = module
+        eager.update({spec.name: spec for spec in specs})
+        star.update({name: index for name in names})
+    saved = {name: sys.modules.get(name) for name in fakes}
+    sys.modules.update(fakes)
+    try:
+        tables = {f".m{index}": names for index, names in enumerate(modules)}
+        registry = ToolRegistry(package, tables)
+        assert list(registry) == list(eager) and len(registry) == len(eager)
+        assert all(registry[name] is spec for name, spec in eager.items())
+        getattr_, dir_ = package_attributes(package, {}, tables, [])
+        assert {name: getattr_(name) for name in star} == star
+        assert set(star) <= set(dir_())
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
