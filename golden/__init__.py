@@ -2,7 +2,7 @@
 """Typed models, stubs and the tool registry generated from the specs.
 
 A spec file's module is imported when it is first used (one of its names, its tools' `TOOLS` entries, a dispatch
-to one of its tools), so importing the package costs the same whatever the number of tools.
+to one of its tools), so importing the package costs little whatever the number of tools.
 """
 
 from __future__ import annotations
