@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -25,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import make_specs  # noqa: E402
 
 
-def _peer_input(specs: Path, folder: Path) -> None:
+def peer_input(specs: Path, folder: Path) -> None:
     """One `*.json` JSON Schema per tool, beside copies of the entity schemas its `$ref`s name."""
     folder.mkdir()
     for entity in (specs / "entities").glob("*.schema.json"):
@@ -39,6 +40,16 @@ def _peer_input(specs: Path, folder: Path) -> None:
             (folder / f"{body['name']}.json").write_text(
                 json.dumps({"title": body["name"], **schema})
             )
+
+
+def peer_command(
+    executable: str, source: Path, output: Path, builtin: bool = False
+) -> list[str]:
+    """The peer's command line: Pydantic v2 models of the JSON Schema files in `source`, into `output`; with
+    `builtin`, its own formatter instead of black + isort."""
+    command = [executable, "--input", str(source), "--input-file-type", "jsonschema"]
+    command += ["--output-model-type", "pydantic_v2.BaseModel", "--output", str(output)]
+    return command + (["--formatters", "builtin"] if builtin else [])
 
 
 def _timed(command: list[str]) -> float:
@@ -70,7 +81,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             specs, peer_in = Path(tmp) / "specs", Path(tmp) / "peer_in"
             make_specs(specs, count)
-            _peer_input(specs, peer_in)
+            peer_input(specs, peer_in)
             ours = _timed(
                 [
                     sys.executable,
@@ -82,15 +93,9 @@ def main() -> None:
                 ]
                 + ["-q", "--no-cache"]
             )
-            peer = [args.datamodel_codegen, "--input", str(peer_in)]
-            peer += ["--input-file-type", "jsonschema"]
-            peer += ["--output-model-type", "pydantic_v2.BaseModel"]
-            default = _timed(peer + ["--output", str(Path(tmp) / "theirs")])
-            builtin = _timed(
-                peer
-                + ["--output", str(Path(tmp) / "theirs_builtin")]
-                + ["--formatters", "builtin"]
-            )
+            peer = partial(peer_command, args.datamodel_codegen, peer_in)
+            default = _timed(peer(Path(tmp) / "theirs"))
+            builtin = _timed(peer(Path(tmp) / "theirs_builtin", builtin=True))
             print(
                 f"{count:>6} {ours:>10.2f} {default:>14.2f} {default / ours:>6.2f}"
                 f" {builtin:>10.2f} {builtin / ours:>6.2f}"

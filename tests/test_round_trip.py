@@ -5,6 +5,7 @@ travel as exact JSON numbers, and results and context values get the same exact 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 from decimal import Decimal
 from pathlib import Path
@@ -272,7 +273,8 @@ def test_sql_context_values_are_checked_exactly(
     examples_package: tuple[Path, ModuleType],
 ) -> None:
     _, pkg = examples_package
-    sql = pkg._runtime.sql
+    # The package imports its `_runtime.sql` with its first SQL tool module, not at once.
+    sql = importlib.import_module(f"{pkg.__name__}._runtime.sql")
     schema = {"type": "integer", "minimum": 1}
     assert sql.from_context({"t": 3}, "t", int, "tool", schema=schema) == 3
     for bad in ("5", True, 0, 1.5):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import importlib
 import json
 import sys
 from collections.abc import Iterator
@@ -232,6 +233,11 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
         engine.dispose()
 
 
+def _sql_runtime(pkg: ModuleType) -> ModuleType:
+    """The package's `_runtime.sql` (imported by the first SQL tool module used, not by the package)."""
+    return importlib.import_module(f"{pkg.__name__}._runtime.sql")
+
+
 @pytest.fixture
 def conn(engine: Any, pkg: ModuleType) -> Iterator[Any]:
     """A connection in a transaction holding the test data, rolled back afterwards."""
@@ -240,7 +246,7 @@ def conn(engine: Any, pkg: ModuleType) -> Iterator[Any]:
         try:
             for statement in SCHEMA:
                 connection.exec_driver_sql(statement)
-            run = pkg._runtime.sql.execute
+            run = _sql_runtime(pkg).execute
             for row in ROWS:
                 invoice_id, tenant, account, amount, status, issued, paid, overdue = row
                 values = {
@@ -362,7 +368,7 @@ def test_one_row_none_and_more_than_one(pkg: ModuleType, conn: Any) -> None:
     )  # another tenant's
     assert pkg.get_invoice(conn, pkg.GetInvoiceArgs(invoice_id=999), TENANT_1) is None
     assert pkg.first_invoice(conn, pkg.FirstInvoiceArgs(tenant_id=2)).invoice_id == 5
-    with pytest.raises(pkg._runtime.sql.SqlResultError, match="more than one row"):
+    with pytest.raises(_sql_runtime(pkg).SqlResultError, match="more than one row"):
         pkg.first_invoice(conn, pkg.FirstInvoiceArgs(tenant_id=1))
 
 

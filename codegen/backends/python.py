@@ -27,6 +27,7 @@ RUNTIME_FILES = (
     "dispatch.py",
     *runtime_subpackage("validation"),
     "exports.py",
+    "lazy.py",
 )
 # Carried only by packages that use them (sql.py imports SQLAlchemy, which other packages need not install):
 # see `runtime_files`.
@@ -50,8 +51,8 @@ class _Constants:
     def __init__(self) -> None:
         self.splices: dict[str, str] = {}
 
-    def __call__(self, name: str, value: Any) -> str:
-        head = f"{name}: {_constant_type(value)} = "
+    def __call__(self, name: str, value: Any, annotation: str | None = None) -> str:
+        head = f"{name}: {annotation or _constant_type(value)} = "
         placeholder = f"__codegen_splice_{len(self.splices)}__"
         if len(head) + len(placeholder) > LINE_LENGTH or not isinstance(
             value, (dict, list)
@@ -95,7 +96,13 @@ def python_units(plan: PackagePlan) -> list[Unit]:
         for module in plan.modules
     ]
     for package in sorted(_subpackages(plan)):
-        text = render("subpackage_init.py.jinja", package=package)
+        dotted = package.replace("/", ".")
+        text = render(
+            "subpackage_init.py.jinja",
+            package=package,
+            runtime=_relative(dotted + ".__init__", "_runtime"),
+            children=_children(plan, dotted),
+        )
         units.append(Unit(f"{package}/__init__.py", partial(PythonFile, text, {})))
     units.append(Unit("__init__.py", partial(_render_init, plan)))
     return units
@@ -119,6 +126,18 @@ def _subpackages(plan: PackagePlan) -> set[str]:
         parts = module.dotted.split(".")[:-1]
         folders.update("/".join(parts[: i + 1]) for i in range(len(parts)))
     return folders
+
+
+def _children(plan: PackagePlan, package: str = "") -> list[str]:
+    """The names of the modules and subpackages directly in `package` (dotted; "" for the top level)."""
+    prefix = f"{package}." if package else ""
+    return sorted(
+        {
+            m.dotted[len(prefix) :].split(".")[0]
+            for m in plan.modules
+            if m.dotted.startswith(prefix)
+        }
+    )
 
 
 def _relative(from_module: str, to_module: str) -> str:
@@ -184,12 +203,6 @@ def _render_module(module: ModulePlan, plan: PackagePlan) -> PythonFile:
         needs |= kind.needs
         for name in kind.models - local:
             foreign[plan.model_modules[name]].add(name)
-    rebuild = [
-        m.class_name
-        for m in module.models
-        if any((f.type.models - local) for f in m.fields)
-        or (m.root is not None and m.root.models - local)
-    ]
     runtime = _relative(module.dotted, "_runtime")
     constants = _Constants()
     views = [_model_view(m) for m in module.models]
@@ -232,7 +245,6 @@ def _render_module(module: ModulePlan, plan: PackagePlan) -> PythonFile:
             (_relative(module.dotted, mod), sorted(names))
             for mod, names in sorted(foreign.items())
         ],
-        rebuild=rebuild,
         constant=constants,
         exported=module.exported_names(),
     )
@@ -254,12 +266,23 @@ def _constant_type(value: Any) -> str:
 
 
 def _render_init(plan: PackagePlan) -> PythonFile:
-    """The package `__init__`: star-imports every module's `__all__`, combines the per-module `Tools`
-    protocols and tool specs. Kept small on purpose: it is the one file that cannot be formatted in parallel.
+    """The package `__init__`: tables of what each module exports and which tools it has, served lazily (a
+    module is imported when first used); under `if TYPE_CHECKING:` the star imports of every module's `__all__`
+    and the combined `Tools` protocol type checkers see. Kept small on purpose: it is the one file that cannot
+    be formatted in parallel.
     """
-    # Every module is imported before any star import, so that a name a module exports always wins over a
-    # submodule of the same name (importing a submodule makes it an attribute of its package).
-    aliases = Scope({"_dispatch", "_exports", "_runtime"})
+    # Module aliases (under TYPE_CHECKING) stay clear of the names the `__init__` binds itself.
+    aliases = Scope(
+        {
+            "_dispatch",
+            "_exports",
+            "_lazy",
+            "_runtime",
+            "_EXPORTS",
+            "_TOOL_NAMES",
+            "_CONFIG_CLASSES",
+        }
+    )
     module_aliases = []
     for module in plan.modules:
         parent, _, leaf = f".{module.dotted}".rpartition(".")
@@ -285,6 +308,16 @@ def _render_init(plan: PackagePlan) -> PythonFile:
         plan=plan,
         module_aliases=module_aliases,
         star_modules=[f".{module.dotted}" for module in plan.modules],
+        exports={f".{m.dotted}": m.exported_names() for m in plan.modules},
+        tool_names={
+            f".{m.dotted}": [t.name for t in m.tools] for m in plan.modules if m.tools
+        },
+        config_classes={
+            t.name: t.config_model
+            for t in sorted(plan.tools, key=lambda t: t.name)
+            if t.config_model
+        },
+        submodules=_children(plan),
         exported=exported,
         constant=constants,
     )

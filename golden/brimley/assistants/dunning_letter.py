@@ -100,8 +100,6 @@ class Tools(Protocol):
 # Imported last, so that spec files may refer to each other in cycles.
 from ...brimley.entities.invoice import Invoice  # noqa: E402
 
-DunningLetterArgs.model_rebuild()
-
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="dunning_letter",

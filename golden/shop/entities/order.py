@@ -79,6 +79,4 @@ class Order(_models.SchemaModel):
 # Imported last, so that spec files may refer to each other in cycles.
 from ...shop.entities.customer import Customer  # noqa: E402
 
-Order.model_rebuild()
-
 __all__: list[str] = ["Line", "Order", "ORDER_SCHEMA"]

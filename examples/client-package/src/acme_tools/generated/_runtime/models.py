@@ -292,8 +292,11 @@ def _embeddable_schema(cls: type[Any]) -> dict[str, Any]:
 class SchemaModel(BaseModel):
     """A generated object model: checked against its JSON Schema, then typed."""
 
+    # Each model's validator is built when it is first used, not when its module is imported: importing the
+    # models of 1,000 tools takes half the time (bench/imports.py), and names a model refers to that its module
+    # imports last (cycles between spec files) are in place by then, so no `model_rebuild()` is needed.
     model_config = ConfigDict(
-        populate_by_name=True, extra="allow", protected_namespaces=()
+        populate_by_name=True, extra="allow", protected_namespaces=(), defer_build=True
     )
 
     __json_schema_document__: ClassVar[Any] = True
@@ -389,6 +392,8 @@ def _dump_keys(cls: type[BaseModel]) -> list[tuple[str, str]]:
 
 class SchemaRootModel(RootModel[RootT], Generic[RootT]):
     """A generated model whose schema is not a plain object (a string, a list, a union, ...)."""
+
+    model_config = ConfigDict(defer_build=True)  # as `SchemaModel`'s
 
     __json_schema_document__: ClassVar[Any] = True
     __json_schema_pointer__: ClassVar[str] = ""
