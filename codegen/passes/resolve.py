@@ -31,6 +31,8 @@ from ..ir import (
     schema_objects,
 )
 from ..runtime.validation import SUBSCHEMA_MAPS
+from .bundle import Bundler
+from .check_refs import check_refs
 from .naming import Scope
 
 ENTITY_SCHEME = "entity:"
@@ -63,6 +65,8 @@ class Program:
     reported_files: set[str] = field(default_factory=set)
     # The tools left out (their checks that need every file, such as Brimley's SQL placeholders, still run).
     dropped: list[Tool] = field(default_factory=list)
+    # Embeds the documents a schema refers to by URI (bundle.py); None: references stay as written.
+    bundler: Bundler | None = None
 
 
 # Tools of a prefixed folder are called `<prefix>__<tool>` on the wire (as MCP clients name a server's tools):
@@ -287,6 +291,9 @@ class DocumentBuilder:
     def build(
         self, schema: Any, module: SpecModule, own_entity: str | None = None
     ) -> Document:
+        bundler = self.program.bundler
+        if bundler is not None:
+            schema = bundler.bundle(schema, module)
         embedded: dict[str, str] = {}  # entity name -> $defs key
         pending: list[str] = []
         defs = schema.get("$defs") if isinstance(schema, JObject) else None
@@ -310,9 +317,10 @@ class DocumentBuilder:
             name = pending.pop(0)
             entity, entity_module = self.program.entities[name]
             prefix = f"/$defs/{escape_pointer(embedded[name])}"
-            body = self._rewrite(
-                entity.schema, entity_module, prefix, embed, check_local=False
-            )
+            body = entity.schema
+            if bundler is not None:
+                body = bundler.bundle(body, entity_module)
+            body = self._rewrite(body, entity_module, prefix, embed, check_local=False)
             if isinstance(body, JObject):
                 body = body.replace(**{"$id": DELETE, "$schema": DELETE})
             defs_items[embedded[name]] = body
@@ -335,6 +343,8 @@ class DocumentBuilder:
         }
         if not _has_ids(root):
             self._check_in_place_loops(root)
+        else:  # resolved by URI: checked here, with the runtime validator's rules
+            check_refs(root, self.diags, bundler.reported if bundler else ())
         return Document(root, pointers)
 
     def _check_in_place_loops(self, root: Any) -> None:
@@ -432,6 +442,10 @@ class DocumentBuilder:
                         span,
                     )
                     return None
+            elif check_local and not has_ids:
+                message = f"$ref {ref!r}: no $anchor {unquote(fragment)!r} is declared in this document"
+                self.diags.error("ref-unresolved", message, span)
+                return None
             return "local", None
         file_part, _, fragment = ref.partition("#")
         if file_part.startswith(META_SCHEMA_BASE):
@@ -450,8 +464,9 @@ class DocumentBuilder:
                 message = f"$ref {ref!r}: no spec file {file_part!r} defines an entity"
                 self.diags.error("ref-unresolved", message, span)
                 return None
-        if has_ids:
-            return None  # resolved against the document's own `$id`s at run time
+        bundler = self.program.bundler
+        if has_ids or (bundler is not None and span.key in bundler.reported):
+            return None  # resolved by URI: embedded or reported by bundle.py, checked by check_refs.py
         self.diags.error(
             "unsupported-keyword",
             f"$ref {ref!r}: only references within the document and to other spec files are supported",

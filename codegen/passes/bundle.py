@@ -1,0 +1,400 @@
+"""Bundling: every document a schema refers to by URI is embedded in it, so the schema is self-contained.
+
+A `$ref` (or `$dynamicRef`) whose target lies outside its document names either another spec's entity by that
+entity's `$id`, or a document behind an `http(s)` URL that the user mapped to a local folder (`remotes.py`).
+Such a document is embedded as a draft 2020-12 schema resource: an entry of the root's `$defs` carrying its
+canonical `$id` (its own `$id`, resolved against the URL it was read from, or that URL). A `$ref` by the URL a
+document was read from is rewritten to that `$id` where the two differ. The generated model, the exported
+schemas and the runtime validator then find every target inside the one document and never fetch anything.
+
+A reference to an entity's `$id` from its document's own resource becomes a reference to the entity's spec file,
+which `resolve.py` embeds as an entity (its model class); elsewhere (inside an embedded document) the entity's
+schema is embedded as a plain resource. A document whose `$schema` is a mapped meta-schema is read through its
+`$vocabulary`: without the validation vocabulary, validation keywords are annotations, so they are dropped.
+
+Walks follow schema positions only (the subschema keywords of the runtime validator's index), so a property
+named `$ref` or a `$ref` inside example data is never taken for a reference. Documents reached from each other
+in a cycle are embedded once each; the number and size of documents read are bounded in `remotes.py`.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import quote, unquote
+
+from ..diagnostics import Diagnostics, Span
+from ..ir import DELETE, JArray, JObject, SpecModule
+from ..runtime.validation.index import (
+    _DEFAULT_BASE,
+    SUBSCHEMA,
+    SUBSCHEMA_LISTS,
+    SUBSCHEMA_MAPS,
+    _Index,
+)
+from ..runtime.validation.uris import _resolve, _without_fragment
+from .check_schemas import _valid
+from .naming import Scope, pascal
+
+DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/"
+REFERENCE_KEYWORDS = ("$ref", "$dynamicRef")
+REMOTE_SCHEMES = ("http://", "https://")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_VOCAB = DRAFT_2020_12 + "vocab/"
+# The 2020-12 vocabularies the compiler implements, with the keywords each one asserts or applies: a meta-schema
+# may leave out any but `core` (its keywords then only annotate); the others only annotate anyway.
+VOCABULARY_KEYWORDS = {
+    _VOCAB + "core": frozenset(),
+    _VOCAB + "applicator": frozenset(
+        {
+            "prefixItems",
+            "items",
+            "contains",
+            "additionalProperties",
+            "properties",
+            "patternProperties",
+            "dependentSchemas",
+            "propertyNames",
+            "if",
+            "then",
+            "else",
+            "allOf",
+            "anyOf",
+            "oneOf",
+            "not",
+        }
+    ),
+    _VOCAB + "unevaluated": frozenset({"unevaluatedItems", "unevaluatedProperties"}),
+    _VOCAB + "validation": frozenset(
+        {
+            "type",
+            "enum",
+            "const",
+            "multipleOf",
+            "maximum",
+            "exclusiveMaximum",
+            "minimum",
+            "exclusiveMinimum",
+            "maxLength",
+            "minLength",
+            "pattern",
+            "maxItems",
+            "minItems",
+            "uniqueItems",
+            "maxContains",
+            "minContains",
+            "maxProperties",
+            "minProperties",
+            "required",
+            "dependentRequired",
+        }
+    ),
+    _VOCAB + "meta-data": frozenset(),
+    _VOCAB + "format-annotation": frozenset(),
+    _VOCAB + "content": frozenset(),
+}
+
+
+class Fetched(Protocol):
+    schema: Any  # the parsed document; None when it was reported as broken
+    problem: str | None  # why there is no document, to report at the `$ref`
+
+
+Fetch = Callable[[str], Fetched]
+
+
+def subschemas(node: JObject) -> Iterator[tuple[str, Any, Any]]:
+    """(keyword, key or index or None, subschema) for every subschema directly inside a schema object."""
+    for keyword in SUBSCHEMA:
+        if keyword in node:
+            yield keyword, None, node[keyword]
+    for keyword in SUBSCHEMA_MAPS:
+        children = node.get(keyword)
+        if isinstance(children, JObject):
+            yield from ((keyword, k, v) for k, v in children.items())
+    for keyword in SUBSCHEMA_LISTS:
+        children = node.get(keyword)
+        if isinstance(children, JArray):
+            yield from ((keyword, i, v) for i, v in enumerate(children))
+
+
+def base_of(node: JObject, base: str) -> str:
+    """The base URI inside `node`: its `$id` resolved against the enclosing base."""
+    node_id = node.get("$id")
+    return _without_fragment(_resolve(base, node_id)) if isinstance(node_id, str) else base
+
+
+def references(schema: Any) -> Iterator[tuple[JObject, str, str, str]]:
+    """(object, keyword, reference, base URI) for every `$ref`/`$dynamicRef` in schema positions."""
+    stack: list[tuple[Any, str]] = [(schema, _DEFAULT_BASE)]
+    while stack:
+        node, base = stack.pop()
+        if not isinstance(node, JObject):
+            continue
+        base = base_of(node, base)
+        for keyword in REFERENCE_KEYWORDS:
+            if isinstance(node.get(keyword), str):
+                yield node, keyword, node[keyword], base
+        stack.extend((child, base) for *_, child in subschemas(node))
+
+
+@dataclass
+class Bundler:
+    """Embeds referenced documents; one per compile, so each remote document is read and checked once."""
+
+    fetch: Fetch
+    diags: Diagnostics
+    entity_ids: dict[str, tuple[Any, str | None]]  # absolute `$id` -> (entity schema, its spec file or None)
+    spec_files: Collection[str]  # resolved posix paths of entity spec files (also those reported as broken)
+    reported: set[tuple[str, int, int]] = field(default_factory=set)  # spans of `$ref`s reported here
+    _valid_remote: dict[str, bool] = field(default_factory=dict)
+    _done: dict[int, tuple[Any, Any]] = field(default_factory=dict)  # id(schema) -> (schema, bundled)
+
+    def bundle(self, schema: Any, module: SpecModule) -> Any:
+        if not isinstance(schema, JObject):
+            return schema
+        done = self._done.get(id(schema))
+        if done is not None and done[0] is schema:
+            return done[1]
+        try:
+            bundled = _Run(self, module, schema).result()
+        except RecursionError:  # deeper than any reader allows; the references stay for check_refs
+            bundled = schema
+        self._done[id(schema)] = (schema, bundled)
+        return bundled
+
+    def report(self, message: str, span: Span, code: str = "ref-unresolved") -> None:
+        self.reported.add(span.key)
+        self.diags.error(code, message, span)
+
+    def remote(self, url: str, span: Span) -> Any:
+        """The mapped document at `url` (meta-schema checked once), or None after a diagnostic."""
+        fetched = self.fetch(url)
+        if fetched.problem is not None:
+            self.report(f"$ref to {url!r}: {fetched.problem}", span, "ref-remote")
+            return None
+        if fetched.schema is None:
+            self.reported.add(span.key)  # the document's own text was reported
+            return None
+        if url not in self._valid_remote:
+            schema = fetched.schema
+            fallback = schema.span if isinstance(schema, (JObject, JArray)) else span
+            self._valid_remote[url] = _valid(schema, fallback, self.diags)
+        if not self._valid_remote[url]:
+            self.reported.add(span.key)
+            return None
+        return fetched.schema
+
+
+class _Run:
+    """Bundling one schema document."""
+
+    def __init__(self, bundler: Bundler, module: SpecModule, root: JObject) -> None:
+        self.bundler = bundler
+        self.module = module
+        self.root = root
+        self.root_base = base_of(root, _DEFAULT_BASE)
+        self.known = set(_Index(root).resources)  # URIs and anchors the document itself holds
+        self.embedded: dict[str, str] = {}  # URL read or canonical `$id` -> canonical `$id`
+        self.bodies: dict[str, Any] = {}  # canonical `$id` -> document, bundled
+        self.pending: list[tuple[str, Any]] = []
+        defs = root.get("$defs")
+        self.scope = Scope(set(defs) if isinstance(defs, JObject) else set())
+
+    def result(self) -> Any:
+        root = self._vocabulary(self.root)
+        root = self._rewrite(root, _DEFAULT_BASE, in_root=True)
+        while self.pending:
+            canonical, body = self.pending.pop(0)
+            self.bodies[canonical] = self._rewrite(body, _DEFAULT_BASE, in_root=False)
+        if not self.bodies or not isinstance(root, JObject):
+            return root
+        defs = root.get("$defs")
+        items = dict(defs) if isinstance(defs, JObject) else {}
+        for canonical, body in self.bodies.items():
+            items[self._key(canonical)] = body
+        span = defs.span if isinstance(defs, JObject) else root.span
+        return root.replace(**{"$defs": JObject(items, span)})
+
+    def _key(self, canonical: str) -> str:
+        stem = canonical.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+        stem = stem[: -len(".json")] if stem.endswith(".json") else stem
+        return self.scope.claim(pascal(stem) or "Remote", "RemoteDocument")
+
+    def _rewrite(self, node: Any, base: str, in_root: bool) -> Any:
+        """`node` with references to other documents rewritten (and those documents queued for embedding)."""
+        if not isinstance(node, JObject):
+            return node
+        if isinstance(node.get("$id"), str):
+            base = base_of(node, base)
+            in_root = in_root and base == self.root_base
+        changes: dict[str, Any] = {}
+        for keyword in REFERENCE_KEYWORDS:
+            ref = node.get(keyword)
+            if isinstance(ref, str):
+                new = self._target(ref, base, node.value_span(keyword), in_root)
+                if new is not None and new != ref:
+                    changes[keyword] = new
+        for keyword in SUBSCHEMA:
+            if keyword in node:
+                new = self._rewrite(node[keyword], base, in_root)
+                if new is not node[keyword]:
+                    changes[keyword] = new
+        for keyword in (*SUBSCHEMA_MAPS, *SUBSCHEMA_LISTS):
+            children = node.get(keyword)
+            if isinstance(children, JObject):
+                items = {k: self._rewrite(v, base, in_root) for k, v in children.items()}
+                if any(items[k] is not v for k, v in children.items()):
+                    changes[keyword] = children.replace(**items)
+            elif isinstance(children, JArray):
+                listed = [self._rewrite(v, base, in_root) for v in children]
+                if any(a is not b for a, b in zip(listed, children)):
+                    changes[keyword] = JArray(listed, children.span, children.item_spans)
+        return node.replace(**changes) if changes else node
+
+    def _target(self, ref: str, base: str, span: Span, in_root: bool) -> str | None:
+        """The reference to write instead of `ref`, or None to leave it (local, an entity, or reported)."""
+        if ref.startswith("entity:"):
+            return None
+        relative = not _SCHEME.match(ref)
+        if relative and (base == _DEFAULT_BASE or self._spec_file(ref)):
+            return None  # a pointer, anchor or spec file path in an unnamed document: resolve.py's
+        uri = _resolve(base, ref)
+        resource, hash_, fragment = uri.partition("#")
+        if (
+            resource in self.known
+            or uri in self.known
+            or resource.startswith(DRAFT_2020_12)  # the meta-schemas travel with the runtime validator
+        ):
+            return None  # check_refs.py checks the pointer or anchor
+        if resource in self.embedded:
+            return self.embedded[resource] + hash_ + fragment
+        entity = self.bundler.entity_ids.get(resource)
+        if entity is not None and entity[1] is not None and in_root:
+            folder = self.module.source.path.resolve().parent
+            relative = Path(os.path.relpath(entity[1], folder)).as_posix()
+            return quote(relative) + hash_ + fragment
+        body = entity[0] if entity is not None else self._remote(resource, span)
+        if body is None:
+            return None
+        canonical = self._embed(resource, body)
+        return canonical + hash_ + fragment
+
+    def _spec_file(self, ref: str) -> bool:
+        """Whether a relative reference names a spec file by its path (resolve.py embeds its entity)."""
+        file_part = ref.partition("#")[0]
+        if not file_part.endswith(".json"):
+            return False
+        folder = self.module.source.path.resolve().parent.as_posix()
+        path = posixpath.normpath(posixpath.join(folder, unquote(file_part)))
+        return path in self.bundler.spec_files
+
+    def _remote(self, resource: str, span: Span) -> Any:
+        if resource.lower().startswith(REMOTE_SCHEMES):
+            return self.bundler.remote(resource, span)
+        self.bundler.report(
+            f"$ref to {resource!r}: no spec and no mapped document has this URI "
+            "(spec entities are found by their `$id`, remote documents through the ref-map)",
+            span,
+        )
+        return None
+
+    def _embed(self, url: str, body: Any) -> str:
+        """Queue `body`, read from `url`, as a resource of the root; its canonical `$id`."""
+        if not isinstance(body, JObject):  # a boolean document cannot carry `$id`
+            body = JObject({"allOf": JArray([body], self.root.span)}, self.root.span)
+        canonical = base_of(body, url)
+        self.embedded[url] = self.embedded[canonical] = canonical
+        if canonical in self.bodies or any(c == canonical for c, _ in self.pending):
+            return canonical
+        changes: dict[str, Any] = {"$id": canonical}
+        if str(body.get("$schema", "")).startswith(DRAFT_2020_12):
+            changes["$schema"] = DELETE
+        body = body.replace(**changes)
+        self.known.update(_Index(body).resources)
+        self.pending.append((canonical, body))
+        return canonical
+
+    def _vocabulary(self, root: JObject) -> JObject:
+        """A root whose `$schema` is a mapped meta-schema: its `$vocabulary` decides what the keywords mean."""
+        meta = root.get("$schema")
+        if not isinstance(meta, str) or not meta.lower().startswith(REMOTE_SCHEMES):
+            return root
+        if meta.startswith(DRAFT_2020_12) or meta.startswith("http://json-schema.org/"):
+            return root  # the standard dialects
+        span = root.value_span("$schema")
+        document = self.bundler.remote(_without_fragment(meta), span)
+        if not isinstance(document, JObject):
+            return root
+        vocabularies = document.get("$vocabulary")
+        if not isinstance(vocabularies, JObject):
+            return root.replace(**{"$schema": DELETE})  # no vocabularies of its own: 2020-12's
+        unknown = sorted(
+            v
+            for v, required in vocabularies.items()
+            if required is True and v not in VOCABULARY_KEYWORDS
+        )
+        if unknown or _VOCAB + "core" not in vocabularies:
+            what = (
+                f"requires vocabularies codegen does not know: {', '.join(unknown)}"
+                if unknown
+                else "leaves out the core vocabulary"
+            )
+            self.bundler.report(
+                f"the meta-schema {meta!r} {what}", span, "unsupported-keyword"
+            )
+            return root
+        inert = frozenset(
+            keyword
+            for vocabulary, keywords in VOCABULARY_KEYWORDS.items()
+            if vocabulary not in vocabularies
+            for keyword in keywords
+        )
+        root = root.replace(**{"$schema": DELETE})
+        return _without_keywords(root, inert) if inert else root
+
+
+def _without_keywords(node: Any, keywords: frozenset[str]) -> Any:
+    """`node` with `keywords` removed from every schema object (schema positions only)."""
+    if not isinstance(node, JObject):
+        return node
+    changes: dict[str, Any] = {k: DELETE for k in keywords if k in node}
+    for keyword in SUBSCHEMA:
+        if keyword in node and keyword not in keywords:
+            changes[keyword] = _without_keywords(node[keyword], keywords)
+    for keyword in SUBSCHEMA_MAPS:
+        children = node.get(keyword)
+        if isinstance(children, JObject) and keyword not in keywords:
+            changes[keyword] = children.replace(
+                **{k: _without_keywords(v, keywords) for k, v in children.items()}
+            )
+    for keyword in SUBSCHEMA_LISTS:
+        children = node.get(keyword)
+        if isinstance(children, JArray) and keyword not in keywords:
+            changes[keyword] = JArray(
+                [_without_keywords(v, keywords) for v in children], children.span, children.item_spans
+            )
+    return node.replace(**changes)
+
+
+def bundler_for(program: Any, fetch: Fetch, diags: Diagnostics) -> Bundler:
+    """The bundler of a compile: `program` is resolve.py's namespace, `fetch` reads mapped documents."""
+    files = {*program.entity_files, *program.reported_files}
+    return Bundler(fetch, diags, entity_ids(program.entities), files)
+
+
+def entity_ids(entities: dict[str, tuple[Any, SpecModule]]) -> dict[str, tuple[Any, str | None]]:
+    """The absolute `$id` of each entity's root schema -> (its schema, its `.schema.json` file or None)."""
+    found: dict[str, tuple[Any, str | None]] = {}
+    for entity, module in entities.values():
+        schema = entity.schema
+        if isinstance(schema, JObject) and isinstance(schema.get("$id"), str):
+            path = module.source.path
+            file = path.resolve().as_posix() if path.name.endswith(".schema.json") else None
+            found.setdefault(base_of(schema, _DEFAULT_BASE), (schema, file))
+    return found
