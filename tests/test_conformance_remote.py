@@ -21,18 +21,12 @@ from codegen.compiler import compile_specs
 from codegen.passes.naming import class_name, module_name
 from codegen.writer import write_output
 from conftest import shared
+from bundling import suite_ref_map
 from test_conformance import Group, Suite, report, tally
 
 RATCHET = Path(__file__).with_name("conformance_remote_ratchet.json")
 FILES = ("refRemote.json", "dynamicRef.json", "vocabulary.json")
 PACKAGE = "suite_remote_gen"
-SUITE_URL = "http://localhost:1234/"
-
-
-def suite_ref_map() -> dict[str, Path]:
-    return {SUITE_URL: shared("conformance", "json-schema-test-suite", "remotes")}
-
-
 def load_groups() -> list[Group]:
     folder = shared("conformance", "json-schema-test-suite", "draft2020-12")
     return [
