@@ -40,12 +40,6 @@ def is_remote(uri: str) -> bool:
     return uri.lower().startswith(REMOTE_SCHEMES)
 
 
-def valid_url_prefix(prefix: str) -> bool:
-    """A ref-map key: an http(s) URL prefix with a host, ending in `/` (so `…/a` cannot also match `…/ab`)."""
-    rest = prefix[prefix.find("://") + 3 :] if is_remote(prefix) else ""
-    return bool(rest) and not rest.startswith("/") and prefix.endswith("/")
-
-
 @dataclass(frozen=True)
 class Fetched:
     """A mapped document: its parsed schema (None when its text was reported as broken), or why it has none."""
@@ -141,11 +135,3 @@ def _which(problem: UnreadableSpec) -> str:
     if problem.code == "read" and "No such file" in problem.message:
         return "does not exist"
     return f"cannot be read: {problem.message}"
-
-
-def parse_ref_map_item(item: str) -> tuple[str, Path] | None:
-    """`URL-PREFIX=FOLDER` of the command line (the URL may hold `=`, the folder is after the last one)."""
-    prefix, sep, folder = item.rpartition("=")
-    if not sep or not valid_url_prefix(prefix) or not folder:
-        return None
-    return prefix, Path(os.path.expanduser(folder))
