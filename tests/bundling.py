@@ -28,6 +28,7 @@ def bundled(schema: Any, ref_map: Mapping[str, Path]) -> Any:
     source = SourceFile(Path("schema.json"), "schema.json", Path("schema.json"), json.dumps(schema))
     diags = Diagnostics()
     bundler = Bundler(RemoteDocuments(ref_map, diags).fetch, diags, {}, set())
-    result = bundler.bundle(parse_json(source, diags), SpecModule(source))
+    module = SpecModule(source)
+    result = bundler.bundle(bundler.prepare(parse_json(source, diags), module), module)
     assert not len(diags), [d.render() for d in diags.sorted()]
     return to_plain(result)

@@ -155,18 +155,34 @@ class Bundler:
     _valid_remote: dict[str, bool] = field(default_factory=dict)
     _done: dict[int, tuple[Any, Any]] = field(default_factory=dict)  # id(schema) -> (schema, bundled)
 
-    def bundle(self, schema: Any, module: SpecModule) -> Any:
+    def prepare(self, schema: Any, module: SpecModule) -> Any:
+        """A spec's schema before resolve.py embeds entities: its `$schema` vocabularies applied, references to
+        an entity's `$id` made references to its spec file, and references to other documents made absolute
+        (they would not survive its move into another document's `$defs` otherwise)."""
         if not isinstance(schema, JObject):
             return schema
         done = self._done.get(id(schema))
         if done is not None and done[0] is schema:
             return done[1]
+        prepared = self._run(schema, module, embed=False)
+        self._done[id(schema)] = (schema, prepared)
+        return prepared
+
+    def bundle(self, schema: Any, module: SpecModule) -> Any:
+        """A finished document with every document it refers to embedded once in its root `$defs`."""
+        if not isinstance(schema, JObject):
+            return schema
+        return self._run(schema, module, embed=True)
+
+    def handles(self, ref: str) -> bool:
+        """Whether `ref` is an absolute URI (embedded here, or reported)."""
+        return bool(_SCHEME.match(ref)) and not ref.startswith("entity:")
+
+    def _run(self, schema: JObject, module: SpecModule, embed: bool) -> Any:
         try:
-            bundled = _Run(self, module, schema).result()
+            return _Run(self, module, schema, embed).result()
         except RecursionError:  # deeper than any reader allows; the references stay for check_refs
-            bundled = schema
-        self._done[id(schema)] = (schema, bundled)
-        return bundled
+            return schema
 
     def report(self, message: str, span: Span, code: str = "ref-unresolved") -> None:
         self.reported.add(span.key)
@@ -194,8 +210,11 @@ class Bundler:
 class _Run:
     """Bundling one schema document."""
 
-    def __init__(self, bundler: Bundler, module: SpecModule, root: JObject) -> None:
+    def __init__(
+        self, bundler: Bundler, module: SpecModule, root: JObject, embed: bool
+    ) -> None:
         self.bundler = bundler
+        self.embed = embed
         self.module = module
         self.root = root
         self.root_base = base_of(root, _DEFAULT_BASE)
@@ -207,7 +226,7 @@ class _Run:
         self.scope = Scope(set(defs) if isinstance(defs, JObject) else set())
 
     def result(self) -> Any:
-        root = self._vocabulary(self.root)
+        root = self.root if self.embed else self._vocabulary(self.root)
         root = self._rewrite(root, _DEFAULT_BASE, in_root=True)
         while self.pending:
             canonical, body = self.pending.pop(0)
@@ -271,14 +290,23 @@ class _Run:
             or uri in self.known
             or resource.startswith(DRAFT_2020_12)  # the meta-schemas travel with the runtime validator
         ):
-            return None  # check_refs.py checks the pointer or anchor
+            # check_refs.py checks the pointer or anchor. resolve.py moves a spec's root under `$defs` and drops
+            # its `$id` when it embeds it as an entity: a reference inside another resource is made absolute, so
+            # it is not moved along, and one to the root by its `$id` becomes a fragment, so it is.
+            if not in_root:
+                return uri
+            if resource == self.root_base and _SCHEME.match(ref):
+                return hash_ + fragment if hash_ else "#"
+            return None
         if resource in self.embedded:
             return self.embedded[resource] + hash_ + fragment
         entity = self.bundler.entity_ids.get(resource)
-        if entity is not None and entity[1] is not None and in_root:
+        if entity is not None and entity[1] is not None and in_root and not self.embed:
             folder = self.module.source.path.resolve().parent
             relative = Path(os.path.relpath(entity[1], folder)).as_posix()
             return quote(relative) + hash_ + fragment
+        if not self.embed:
+            return uri
         body = entity[0] if entity is not None else self._remote(resource, span)
         if body is None:
             return None

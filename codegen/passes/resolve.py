@@ -293,7 +293,7 @@ class DocumentBuilder:
     ) -> Document:
         bundler = self.program.bundler
         if bundler is not None:
-            schema = bundler.bundle(schema, module)
+            schema = bundler.prepare(schema, module)
         embedded: dict[str, str] = {}  # entity name -> $defs key
         pending: list[str] = []
         defs = schema.get("$defs") if isinstance(schema, JObject) else None
@@ -319,7 +319,7 @@ class DocumentBuilder:
             prefix = f"/$defs/{escape_pointer(embedded[name])}"
             body = entity.schema
             if bundler is not None:
-                body = bundler.bundle(body, entity_module)
+                body = bundler.prepare(body, entity_module)
             body = self._rewrite(body, entity_module, prefix, embed, check_local=False)
             if isinstance(body, JObject):
                 body = body.replace(**{"$id": DELETE, "$schema": DELETE})
@@ -341,6 +341,8 @@ class DocumentBuilder:
         pointers = {
             f"/$defs/{escape_pointer(key)}": name for name, key in embedded.items()
         }
+        if bundler is not None:
+            root = bundler.bundle(root, module)
         if not _has_ids(root):
             self._check_in_place_loops(root)
         else:  # resolved by URI: checked here, with the runtime validator's rules
@@ -465,7 +467,7 @@ class DocumentBuilder:
                 self.diags.error("ref-unresolved", message, span)
                 return None
         bundler = self.program.bundler
-        if has_ids or (bundler is not None and span.key in bundler.reported):
+        if has_ids or (bundler is not None and bundler.handles(ref)):
             return None  # resolved by URI: embedded or reported by bundle.py, checked by check_refs.py
         self.diags.error(
             "unsupported-keyword",
