@@ -175,7 +175,11 @@ def _exists(path: Path) -> bool:
 
 def valid_url_prefix(prefix: str) -> bool:
     """A ref-map key: an http(s) URL prefix with a host, ending in `/` (so `…/a` cannot also match `…/ab`)."""
-    rest = prefix[prefix.find("://") + 3 :] if prefix.lower().startswith(("http://", "https://")) else ""
+    rest = (
+        prefix[prefix.find("://") + 3 :]
+        if prefix.lower().startswith(("http://", "https://"))
+        else ""
+    )
     return bool(rest) and not rest.startswith("/") and prefix.endswith("/")
 
 

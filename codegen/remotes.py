@@ -45,7 +45,9 @@ class Fetched:
     """A mapped document: its parsed schema (None when its text was reported as broken), or why it has none."""
 
     schema: Any = None
-    problem: str | None = None  # a reason to report at the `$ref` (unmapped, escaping, missing)
+    problem: str | None = (
+        None  # a reason to report at the `$ref` (unmapped, escaping, missing)
+    )
 
 
 @dataclass
@@ -72,7 +74,9 @@ class RemoteDocuments:
             )
         if not _inside(located.parent, self.ref_map):
             shown = located.as_posix()
-            return Fetched(problem=f"it maps to {shown}, through a link out of the mapped folder")
+            return Fetched(
+                problem=f"it maps to {shown}, through a link out of the mapped folder"
+            )
         try:
             data = read_spec_bytes(located, MAX_SPEC_BYTES)
         except UnreadableSpec as problem:
@@ -113,7 +117,9 @@ def local_path(url: str, ref_map: Mapping[str, Path]) -> Path | str:
         return f"{url!r} has a query, which no local file can answer"
     segments = [unquote(segment) for segment in rest.split("/")]
     if not rest or any(
-        segment in ("", ".", "..") or "\\" in segment or "\x00" in segment
+        segment in ("", ".", "..")
+        or "\\" in segment
+        or "\x00" in segment
         or "/" in segment
         for segment in segments
     ):

@@ -25,7 +25,9 @@ def suite_ref_map() -> dict[str, Path]:
 
 def bundled(schema: Any, ref_map: Mapping[str, Path]) -> Any:
     """`schema` with the documents it refers to embedded (as plain data); fails on any diagnostic."""
-    source = SourceFile(Path("schema.json"), "schema.json", Path("schema.json"), json.dumps(schema))
+    source = SourceFile(
+        Path("schema.json"), "schema.json", Path("schema.json"), json.dumps(schema)
+    )
     diags = Diagnostics()
     bundler = Bundler(RemoteDocuments(ref_map, diags).fetch, diags, {}, set())
     module = SpecModule(source)

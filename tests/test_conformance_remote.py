@@ -27,6 +27,8 @@ from test_conformance import Group, Suite, report, tally
 RATCHET = Path(__file__).with_name("conformance_remote_ratchet.json")
 FILES = ("refRemote.json", "dynamicRef.json", "vocabulary.json")
 PACKAGE = "suite_remote_gen"
+
+
 def load_groups() -> list[Group]:
     folder = shared("conformance", "json-schema-test-suite", "draft2020-12")
     return [

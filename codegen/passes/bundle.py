@@ -50,7 +50,8 @@ _VOCAB = DRAFT_2020_12 + "vocab/"
 # may leave out any but `core` (its keywords then only annotate); the others only annotate anyway.
 VOCABULARY_KEYWORDS = {
     _VOCAB + "core": frozenset(),
-    _VOCAB + "applicator": frozenset(
+    _VOCAB
+    + "applicator": frozenset(
         {
             "prefixItems",
             "items",
@@ -70,7 +71,8 @@ VOCABULARY_KEYWORDS = {
         }
     ),
     _VOCAB + "unevaluated": frozenset({"unevaluatedItems", "unevaluatedProperties"}),
-    _VOCAB + "validation": frozenset(
+    _VOCAB
+    + "validation": frozenset(
         {
             "type",
             "enum",
@@ -101,8 +103,13 @@ VOCABULARY_KEYWORDS = {
 
 
 class Fetched(Protocol):
-    schema: Any  # the parsed document; None when it was reported as broken
-    problem: str | None  # why there is no document, to report at the `$ref`
+    @property
+    def schema(self) -> Any:  # the parsed document; None when it was reported as broken
+        ...
+
+    @property
+    def problem(self) -> str | None:  # why there is no document, to report at the `$ref`
+        ...
 
 
 Fetch = Callable[[str], Fetched]
@@ -126,7 +133,9 @@ def subschemas(node: JObject) -> Iterator[tuple[str, Any, Any]]:
 def base_of(node: JObject, base: str) -> str:
     """The base URI inside `node`: its `$id` resolved against the enclosing base."""
     node_id = node.get("$id")
-    return _without_fragment(_resolve(base, node_id)) if isinstance(node_id, str) else base
+    return (
+        _without_fragment(_resolve(base, node_id)) if isinstance(node_id, str) else base
+    )
 
 
 def references(schema: Any) -> Iterator[tuple[JObject, str, str, str]]:
@@ -149,11 +158,19 @@ class Bundler:
 
     fetch: Fetch
     diags: Diagnostics
-    entity_ids: dict[str, tuple[Any, str | None]]  # absolute `$id` -> (entity schema, its spec file or None)
-    spec_files: Collection[str]  # resolved posix paths of entity spec files (also those reported as broken)
-    reported: set[tuple[str, int, int]] = field(default_factory=set)  # spans of `$ref`s reported here
+    entity_ids: dict[
+        str, tuple[Any, str | None]
+    ]  # absolute `$id` -> (entity schema, its spec file or None)
+    spec_files: Collection[
+        str
+    ]  # resolved posix paths of entity spec files (also those reported as broken)
+    reported: set[tuple[str, int, int]] = field(
+        default_factory=set
+    )  # spans of `$ref`s reported here
     _valid_remote: dict[str, bool] = field(default_factory=dict)
-    _done: dict[int, tuple[Any, Any]] = field(default_factory=dict)  # id(schema) -> (schema, bundled)
+    _done: dict[int, tuple[Any, Any]] = field(
+        default_factory=dict
+    )  # id(schema) -> (schema, bundled)
 
     def prepare(self, schema: Any, module: SpecModule) -> Any:
         """A spec's schema before resolve.py embeds entities: its `$schema` vocabularies applied, references to
@@ -181,7 +198,9 @@ class Bundler:
     def _run(self, schema: JObject, module: SpecModule, embed: bool) -> Any:
         try:
             return _Run(self, module, schema, embed).result()
-        except RecursionError:  # deeper than any reader allows; the references stay for check_refs
+        except (
+            RecursionError
+        ):  # deeper than any reader allows; the references stay for check_refs
             return schema
 
     def report(self, message: str, span: Span, code: str = "ref-unresolved") -> None:
@@ -218,8 +237,12 @@ class _Run:
         self.module = module
         self.root = root
         self.root_base = base_of(root, _DEFAULT_BASE)
-        self.known = set(_Index(root).resources)  # URIs and anchors the document itself holds
-        self.embedded: dict[str, str] = {}  # URL read or canonical `$id` -> canonical `$id`
+        self.known = set(
+            _Index(root).resources
+        )  # URIs and anchors the document itself holds
+        self.embedded: dict[str, str] = (
+            {}
+        )  # URL read or canonical `$id` -> canonical `$id`
         self.bodies: dict[str, Any] = {}  # canonical `$id` -> document, bundled
         self.pending: list[tuple[str, Any]] = []
         defs = root.get("$defs")
@@ -267,13 +290,17 @@ class _Run:
         for keyword in (*SUBSCHEMA_MAPS, *SUBSCHEMA_LISTS):
             children = node.get(keyword)
             if isinstance(children, JObject):
-                items = {k: self._rewrite(v, base, in_root) for k, v in children.items()}
+                items = {
+                    k: self._rewrite(v, base, in_root) for k, v in children.items()
+                }
                 if any(items[k] is not v for k, v in children.items()):
                     changes[keyword] = children.replace(**items)
             elif isinstance(children, JArray):
                 listed = [self._rewrite(v, base, in_root) for v in children]
                 if any(a is not b for a, b in zip(listed, children)):
-                    changes[keyword] = JArray(listed, children.span, children.item_spans)
+                    changes[keyword] = JArray(
+                        listed, children.span, children.item_spans
+                    )
         return node.replace(**changes) if changes else node
 
     def _target(self, ref: str, base: str, span: Span, in_root: bool) -> str | None:
@@ -288,7 +315,9 @@ class _Run:
         if (
             resource in self.known
             or uri in self.known
-            or resource.startswith(DRAFT_2020_12)  # the meta-schemas travel with the runtime validator
+            or resource.startswith(
+                DRAFT_2020_12
+            )  # the meta-schemas travel with the runtime validator
         ):
             # check_refs.py checks the pointer or anchor. resolve.py moves a spec's root under `$defs` and drops
             # its `$id` when it embeds it as an entity: a reference inside another resource is made absolute, so
@@ -303,8 +332,8 @@ class _Run:
         entity = self.bundler.entity_ids.get(resource)
         if entity is not None and entity[1] is not None and in_root and not self.embed:
             folder = self.module.source.path.resolve().parent
-            relative = Path(os.path.relpath(entity[1], folder)).as_posix()
-            return quote(relative) + hash_ + fragment
+            path = Path(os.path.relpath(entity[1], folder)).as_posix()
+            return quote(path) + hash_ + fragment
         if not self.embed:
             return uri
         body = entity[0] if entity is not None else self._remote(resource, span)
@@ -361,7 +390,9 @@ class _Run:
             return root
         vocabularies = document.get("$vocabulary")
         if not isinstance(vocabularies, JObject):
-            return root.replace(**{"$schema": DELETE})  # no vocabularies of its own: 2020-12's
+            return root.replace(
+                **{"$schema": DELETE}
+            )  # no vocabularies of its own: 2020-12's
         unknown = sorted(
             v
             for v, required in vocabularies.items()
@@ -405,7 +436,9 @@ def _without_keywords(node: Any, keywords: frozenset[str]) -> Any:
         children = node.get(keyword)
         if isinstance(children, JArray) and keyword not in keywords:
             changes[keyword] = JArray(
-                [_without_keywords(v, keywords) for v in children], children.span, children.item_spans
+                [_without_keywords(v, keywords) for v in children],
+                children.span,
+                children.item_spans,
             )
     return node.replace(**changes)
 
@@ -416,13 +449,19 @@ def bundler_for(program: Any, fetch: Fetch, diags: Diagnostics) -> Bundler:
     return Bundler(fetch, diags, entity_ids(program.entities), files)
 
 
-def entity_ids(entities: dict[str, tuple[Any, SpecModule]]) -> dict[str, tuple[Any, str | None]]:
+def entity_ids(
+    entities: dict[str, tuple[Any, SpecModule]],
+) -> dict[str, tuple[Any, str | None]]:
     """The absolute `$id` of each entity's root schema -> (its schema, its `.schema.json` file or None)."""
     found: dict[str, tuple[Any, str | None]] = {}
     for entity, module in entities.values():
         schema = entity.schema
         if isinstance(schema, JObject) and isinstance(schema.get("$id"), str):
             path = module.source.path
-            file = path.resolve().as_posix() if path.name.endswith(".schema.json") else None
+            file = (
+                path.resolve().as_posix()
+                if path.name.endswith(".schema.json")
+                else None
+            )
             found.setdefault(base_of(schema, _DEFAULT_BASE), (schema, file))
     return found

@@ -35,7 +35,9 @@ def check_refs(
         if _resolves(index, uri):
             continue
         span = node.value_span(keyword)
-        if already is None:  # only once something is unresolved: the spans reported so far
+        if (
+            already is None
+        ):  # only once something is unresolved: the spans reported so far
             already = {d.span.key for d in diags.sorted() if d.span} | set(reported)
         if span.key in already:
             continue

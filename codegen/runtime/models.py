@@ -446,7 +446,9 @@ def default_value(kind: Any, value: Any) -> Any:
     A default whose value holds a field with that same default again (a recursive model whose `$ref` carries a
     `default`) would be built forever: it is not applied, and the field is left without a value (None).
     """
-    building: set[tuple[int, str]] = _BUILDING_DEFAULTS.__dict__.setdefault("keys", set())
+    building: set[tuple[int, str]] = _BUILDING_DEFAULTS.__dict__.setdefault(
+        "keys", set()
+    )
     key = (id(kind), repr(value))
     if key in building:
         raise _DefaultContainsItself
