@@ -606,3 +606,43 @@ def test_bundled_remote_documents_agree_with_jsonschema_reading_the_originals(
             m for m in sys.modules if m == "prop_pkg" or m.startswith("prop_pkg.")
         ]:
             del sys.modules[name]
+
+
+def test_an_unknown_unmapped_meta_schema_is_a_warning_and_a_mapped_one_is_read(
+    tmp_path: Path,
+) -> None:
+    specs = tmp_path / "specs"
+    meta = "https://meta.example.test/m/"
+    schema = {
+        "$schema": meta + "no-validation.json",
+        "title": "V",
+        "type": "object",
+        "properties": {"n": {"minimum": 10}},
+    }
+    write(specs, "V.schema.json", schema)
+    result = compiled(specs)
+    assert result.files is not None
+    assert codes(result) == [("V.schema.json", "unknown-dialect")]
+    assert "read as draft 2020-12" in messages(result)
+    folder = tmp_path / "meta"
+    vocab = "https://json-schema.org/draft/2020-12/vocab/"
+    write(
+        folder,
+        "no-validation.json",
+        {
+            "$id": meta + "no-validation.json",
+            "$vocabulary": {vocab + "core": True, vocab + "applicator": True},
+        },
+    )
+    result = compiled(specs, {meta: folder})
+    assert result.files is not None and codes(result) == [], messages(result)
+    emitted = json.loads(result.files["schemas/entities/V.json"])
+    # without the validation vocabulary, `type` and `minimum` only annotate: the export says so by leaving them out
+    assert emitted["properties"] == {"n": {}} and "type" not in emitted
+    write(
+        folder,
+        "no-validation.json",
+        {"$vocabulary": {vocab + "core": True, "https://example.test/vocab/x": True}},
+    )
+    result = compiled(specs, {meta: folder})
+    assert codes(result) == [("V.schema.json", "unsupported-keyword")]

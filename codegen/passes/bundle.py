@@ -108,7 +108,9 @@ class Fetched(Protocol):
         ...
 
     @property
-    def problem(self) -> str | None:  # why there is no document, to report at the `$ref`
+    def problem(
+        self,
+    ) -> str | None:  # why there is no document, to report at the `$ref`
         ...
 
 
@@ -158,19 +160,15 @@ class Bundler:
 
     fetch: Fetch
     diags: Diagnostics
-    entity_ids: dict[
-        str, tuple[Any, str | None]
-    ]  # absolute `$id` -> (entity schema, its spec file or None)
-    spec_files: Collection[
-        str
-    ]  # resolved posix paths of entity spec files (also those reported as broken)
-    reported: set[tuple[str, int, int]] = field(
-        default_factory=set
-    )  # spans of `$ref`s reported here
+    # absolute `$id` -> (entity schema, its spec file or None)
+    entity_ids: dict[str, tuple[Any, str | None]]
+    # resolved posix paths of entity spec files (also those reported as broken)
+    spec_files: Collection[str]
+    # spans of the `$ref`s reported here
+    reported: set[tuple[str, int, int]] = field(default_factory=set)
     _valid_remote: dict[str, bool] = field(default_factory=dict)
-    _done: dict[int, tuple[Any, Any]] = field(
-        default_factory=dict
-    )  # id(schema) -> (schema, bundled)
+    # id(schema) -> (schema, prepared)
+    _done: dict[int, tuple[Any, Any]] = field(default_factory=dict)
 
     def prepare(self, schema: Any, module: SpecModule) -> Any:
         """A spec's schema before resolve.py embeds entities: its `$schema` vocabularies applied, references to
@@ -200,7 +198,7 @@ class Bundler:
             return _Run(self, module, schema, embed).result()
         except (
             RecursionError
-        ):  # deeper than any reader allows; the references stay for check_refs
+        ):  # deeper than any reader allows: check_refs reports what is left
             return schema
 
     def report(self, message: str, span: Span, code: str = "ref-unresolved") -> None:
@@ -237,16 +235,21 @@ class _Run:
         self.module = module
         self.root = root
         self.root_base = base_of(root, _DEFAULT_BASE)
-        self.known = set(
-            _Index(root).resources
-        )  # URIs and anchors the document itself holds
-        self.embedded: dict[str, str] = (
-            {}
-        )  # URL read or canonical `$id` -> canonical `$id`
-        self.bodies: dict[str, Any] = {}  # canonical `$id` -> document, bundled
+        self._known: set[str] | None = None
+        # URL read or canonical `$id` -> canonical `$id`
+        self.embedded: dict[str, str] = {}
+        # canonical `$id` -> the document, bundled
+        self.bodies: dict[str, Any] = {}
         self.pending: list[tuple[str, Any]] = []
         defs = root.get("$defs")
         self.scope = Scope(set(defs) if isinstance(defs, JObject) else set())
+
+    @property
+    def known(self) -> set[str]:
+        """The URIs and anchors the document holds (with those embedded so far); indexed when first needed."""
+        if self._known is None:
+            self._known = set(_Index(self.root).resources)
+        return self._known
 
     def result(self) -> Any:
         root = self.root if self.embed else self._vocabulary(self.root)
@@ -382,17 +385,26 @@ class _Run:
         meta = root.get("$schema")
         if not isinstance(meta, str) or not meta.lower().startswith(REMOTE_SCHEMES):
             return root
-        if meta.startswith(DRAFT_2020_12) or meta.startswith("http://json-schema.org/"):
+        if _without_fragment(meta).split("://", 1)[1].startswith("json-schema.org/"):
             return root  # the standard dialects
         span = root.value_span("$schema")
+        if self.bundler.fetch(_without_fragment(meta)).problem is not None:
+            self.bundler.diags.warning(
+                "unknown-dialect",
+                f"$schema {meta!r} names no dialect codegen knows, and no local meta-schema is mapped for it: "
+                "the schema is read as draft 2020-12 (map the meta-schema's URL prefix to a folder with "
+                "--ref-map or [tool.codegen] ref-map to have its $vocabulary read)",
+                span,
+            )
+            return root.replace(**{"$schema": DELETE})
         document = self.bundler.remote(_without_fragment(meta), span)
         if not isinstance(document, JObject):
             return root
         vocabularies = document.get("$vocabulary")
-        if not isinstance(vocabularies, JObject):
-            return root.replace(
-                **{"$schema": DELETE}
-            )  # no vocabularies of its own: 2020-12's
+        if not isinstance(
+            vocabularies, JObject
+        ):  # no vocabularies of its own: 2020-12's
+            return root.replace(**{"$schema": DELETE})
         unknown = sorted(
             v
             for v, required in vocabularies.items()
