@@ -102,6 +102,16 @@ VOCABULARY_KEYWORDS = {
 }
 
 
+_REFERENCE, _ONE, _MAP, _LIST = range(4)
+_KINDS = {
+    **{keyword: _REFERENCE for keyword in REFERENCE_KEYWORDS},
+    **{keyword: _ONE for keyword in SUBSCHEMA},
+    **{keyword: _MAP for keyword in SUBSCHEMA_MAPS},
+    **{keyword: _LIST for keyword in SUBSCHEMA_LISTS},
+}
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
 class Fetched(Protocol):
     @property
     def schema(self) -> Any:  # the parsed document; None when it was reported as broken
@@ -167,8 +177,11 @@ class Bundler:
     # spans of the `$ref`s reported here
     reported: set[tuple[str, int, int]] = field(default_factory=set)
     _valid_remote: dict[str, bool] = field(default_factory=dict)
-    # id(schema) -> (schema, prepared)
-    _done: dict[int, tuple[Any, Any]] = field(default_factory=dict)
+    # id(schema) -> (schema, prepared, whether it refers by absolute URI)
+    _done: dict[int, tuple[Any, Any, bool]] = field(default_factory=dict)
+    _external: bool = (
+        False  # a part prepared since the last `bundle` refers by absolute URI
+    )
 
     def prepare(self, schema: Any, module: SpecModule) -> Any:
         """A spec's schema before resolve.py embeds entities: its `$schema` vocabularies applied, references to
@@ -178,28 +191,34 @@ class Bundler:
             return schema
         done = self._done.get(id(schema))
         if done is not None and done[0] is schema:
+            self._external = self._external or done[2]
             return done[1]
-        prepared = self._run(schema, module, embed=False)
-        self._done[id(schema)] = (schema, prepared)
+        run = _Run(self, module, schema, embed=False)
+        prepared, external = self._run(run), run.external
+        self._done[id(schema)] = (schema, prepared, external)
+        self._external = self._external or external
         return prepared
 
     def bundle(self, schema: Any, module: SpecModule) -> Any:
-        """A finished document with every document it refers to embedded once in its root `$defs`."""
-        if not isinstance(schema, JObject):
+        """A finished document (whose parts were prepared since the last call) with every document it refers
+        to embedded once in its root `$defs`."""
+        external, self._external = self._external, False
+        if not external or not isinstance(schema, JObject):
             return schema
-        return self._run(schema, module, embed=True)
+        return self._run(_Run(self, module, schema, embed=True))
 
     def handles(self, ref: str) -> bool:
         """Whether `ref` is an absolute URI (embedded here, or reported)."""
         return bool(_SCHEME.match(ref)) and not ref.startswith("entity:")
 
-    def _run(self, schema: JObject, module: SpecModule, embed: bool) -> Any:
+    @staticmethod
+    def _run(run: _Run) -> Any:
         try:
-            return _Run(self, module, schema, embed).result()
+            return run.result()
         except (
             RecursionError
-        ):  # deeper than any reader allows: check_refs reports what is left
-            return schema
+        ):  # deeper than any reader allows: check_refs reports the rest
+            return run.root
 
     def report(self, message: str, span: Span, code: str = "ref-unresolved") -> None:
         self.reported.add(span.key)
@@ -232,6 +251,8 @@ class _Run:
     ) -> None:
         self.bundler = bundler
         self.embed = embed
+        # whether a reference by absolute URI is left, which only embedding can resolve
+        self.external = False
         self.module = module
         self.root = root
         self.root_base = base_of(root, _DEFAULT_BASE)
@@ -273,37 +294,35 @@ class _Run:
 
     def _rewrite(self, node: Any, base: str, in_root: bool) -> Any:
         """`node` with references to other documents rewritten (and those documents queued for embedding)."""
-        if not isinstance(node, JObject):
+        if type(node) is not JObject:
             return node
         if isinstance(node.get("$id"), str):
             base = base_of(node, base)
             in_root = in_root and base == self.root_base
         changes: dict[str, Any] = {}
-        for keyword in REFERENCE_KEYWORDS:
-            ref = node.get(keyword)
-            if isinstance(ref, str):
-                new = self._target(ref, base, node.value_span(keyword), in_root)
-                if new is not None and new != ref:
-                    changes[keyword] = new
-        for keyword in SUBSCHEMA:
-            if keyword in node:
-                new = self._rewrite(node[keyword], base, in_root)
-                if new is not node[keyword]:
-                    changes[keyword] = new
-        for keyword in (*SUBSCHEMA_MAPS, *SUBSCHEMA_LISTS):
-            children = node.get(keyword)
-            if isinstance(children, JObject):
-                items = {
-                    k: self._rewrite(v, base, in_root) for k, v in children.items()
-                }
-                if any(items[k] is not v for k, v in children.items()):
-                    changes[keyword] = children.replace(**items)
-            elif isinstance(children, JArray):
-                listed = [self._rewrite(v, base, in_root) for v in children]
-                if any(a is not b for a, b in zip(listed, children)):
-                    changes[keyword] = JArray(
-                        listed, children.span, children.item_spans
-                    )
+        # One pass over the object's own keys (most have a few), not over every subschema keyword.
+        for key, value in node.items():
+            kind = _KINDS.get(key)
+            if kind is None or type(value) in _LEAVES and kind != _REFERENCE:
+                continue
+            if kind == _REFERENCE:
+                if type(value) is str:
+                    new = self._target(value, base, node.value_span(key), in_root)
+                    if new is not None and new != value:
+                        changes[key] = new
+                    self.external = self.external or bool(_SCHEME.match(new or value))
+            elif kind == _ONE:
+                new = self._rewrite(value, base, in_root)
+                if new is not value:
+                    changes[key] = new
+            elif kind == _MAP and type(value) is JObject:
+                items = {k: self._rewrite(v, base, in_root) for k, v in value.items()}
+                if any(items[k] is not v for k, v in value.items()):
+                    changes[key] = value.replace(**items)
+            elif kind == _LIST and type(value) is JArray:
+                listed = [self._rewrite(v, base, in_root) for v in value]
+                if any(a is not b for a, b in zip(listed, value)):
+                    changes[key] = JArray(listed, value.span, value.item_spans)
         return node.replace(**changes) if changes else node
 
     def _target(self, ref: str, base: str, span: Span, in_root: bool) -> str | None:
