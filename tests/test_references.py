@@ -98,7 +98,7 @@ def test_a_mapped_remote_document_is_bundled_and_enforced(
             accepted = False
         assert accepted is valid, value
     assert sorted(emitted["$defs"]) == ["Number", "Thing"]
-    assert emitted["$defs"]["Thing"]["$id"] == REMOTE + "thing.json"
+    assert emitted["properties"]["v"] == {"$ref": "#/$defs/Thing"}  # plain pointers (below)
 
 
 def test_an_unmapped_remote_reference_says_how_to_map_it(tmp_path: Path) -> None:
@@ -263,14 +263,15 @@ def test_documents_referring_to_each_other_in_a_cycle(
 
 
 def test_a_document_read_by_another_url_than_its_id(tmp_path: Path) -> None:
-    """A `$ref` by the URL a document was read from is rewritten to the document's own `$id`."""
+    """A `$ref` by the URL a document was read from is rewritten to the document's own `$id` (kept, as the
+    document has an anchor)."""
     remote = tmp_path / "remote"
     write(
         remote,
         "alias.json",
         {
             "$id": "urn:example:real",
-            "$defs": {"s": {"type": "string"}},
+            "$defs": {"s": {"$anchor": "s", "type": "string"}},
             "$ref": "#/$defs/s",
         },
     )
@@ -460,7 +461,7 @@ def test_the_ref_map_flag(tmp_path: Path) -> None:
     run = run_cli("specs", "-o", "out", "--ref-map", f"{REMOTE}=remote", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     schema = json.loads((tmp_path / "out" / "schemas" / "t.json").read_text())
-    assert schema["inputSchema"]["$defs"]["N"]["$id"] == REMOTE + "n.json"
+    assert schema["inputSchema"]["$defs"]["N"] == {"type": "integer"}
     unmapped = run_cli("specs", "-o", "out2", cwd=tmp_path)
     assert unmapped.returncode == 1 and "error[ref-remote]" in unmapped.stderr
     for bad in (
@@ -646,3 +647,48 @@ def test_an_unknown_unmapped_meta_schema_is_a_warning_and_a_mapped_one_is_read(
     )
     result = compiled(specs, {meta: folder})
     assert codes(result) == [("V.schema.json", "unsupported-keyword")]
+
+
+def test_a_pointer_into_a_remote_document_that_is_not_there(
+    tmp_path: Path, remote: Path
+) -> None:
+    specs = tmp_path / "specs"
+    write(
+        specs,
+        "t.json",
+        {
+            "name": "t",
+            "parameters": {
+                "type": "object",
+                "properties": {"a": {"$ref": REMOTE + "thing.json#/$defs/missing"}},
+            },
+        },
+    )
+    result = compiled(specs, {REMOTE: remote})
+    assert codes(result) == [("t.json", "ref-unresolved")], messages(result)
+
+
+def test_plain_remote_documents_become_pointers_and_typed_fields(
+    tmp_path: Path, remote: Path
+) -> None:
+    """Documents with no anchors or inner `$id`s lose their `$id` once embedded: references are `#/$defs/...`
+    pointers, so the field is typed and LLM exports need no URI resolution."""
+    specs = tmp_path / "specs"
+    write(
+        specs,
+        "t.json",
+        {
+            "name": "t",
+            "parameters": {
+                "type": "object",
+                "properties": {"a": {"$ref": REMOTE + "thing.json"}},
+                "required": ["a"],
+            },
+        },
+    )
+    result = compiled(specs, {REMOTE: remote})
+    assert result.files is not None, messages(result)
+    assert "a: str | int" in result.files["t.py"]
+    schema = json.loads(result.files["schemas/t.json"])["inputSchema"]
+    assert schema["properties"]["a"] == {"$ref": "#/$defs/Thing"}
+    assert "$id" not in json.dumps(schema)

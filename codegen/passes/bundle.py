@@ -282,10 +282,12 @@ class _Run:
             return root
         defs = root.get("$defs")
         items = dict(defs) if isinstance(defs, JObject) else {}
+        keys = {canonical: self._key(canonical) for canonical in self.bodies}
         for canonical, body in self.bodies.items():
-            items[self._key(canonical)] = body
+            items[keys[canonical]] = body
         span = defs.span if isinstance(defs, JObject) else root.span
-        return root.replace(**{"$defs": JObject(items, span)})
+        root = root.replace(**{"$defs": JObject(items, span)})
+        return _as_pointers(root, keys) if _flat(root, self.bodies.values()) else root
 
     def _key(self, canonical: str) -> str:
         stem = canonical.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
@@ -447,6 +449,71 @@ class _Run:
         )
         root = root.replace(**{"$schema": DELETE})
         return _without_keywords(root, inert) if inert else root
+
+
+def _flat(root: JObject, bodies: Collection[Any]) -> bool:
+    """Whether the embedded documents can lose their `$id`s: no other resource and no anchor anywhere, so
+    every reference is a document and a pointer, and the pointer can start at the root instead.
+    """
+    roots = {id(body) for body in bodies} | {id(root)}
+    for node in _schema_positions(root):
+        if "$id" in node and id(node) not in roots:
+            return False
+        if "$anchor" in node or "$dynamicAnchor" in node or "$dynamicRef" in node:
+            return False
+    return True
+
+
+def _as_pointers(root: JObject, keys: dict[str, str]) -> Any:
+    """`root` with each embedded document's `$id` dropped and every reference into one (or to the root by
+    its `$id`) a JSON pointer from the root: the field gets a static type, and any consumer of the schema
+    (an LLM API's schema subset included) follows plain `#/$defs/...` pointers."""
+    root_base = base_of(root, _DEFAULT_BASE)
+
+    def visit(node: Any, base: str, top: bool) -> Any:
+        if type(node) is not JObject:
+            return node
+        base = base_of(node, base)
+        changes: dict[str, Any] = {}
+        if not top and base in keys and "$id" in node:
+            changes["$id"] = DELETE
+        ref = node.get("$ref")
+        if isinstance(ref, str) and not ref.startswith("entity:"):
+            resource, _, fragment = _resolve(base, ref).partition("#")
+            if resource in keys:
+                changes["$ref"] = f"#/$defs/{_escape(keys[resource])}{fragment}"
+            elif resource == root_base:
+                changes["$ref"] = "#" + fragment
+        for key, value in node.items():
+            kind = _KINDS.get(key)
+            if kind == _ONE:
+                new = visit(value, base, False)
+                if new is not value:
+                    changes[key] = new
+            elif kind == _MAP and type(value) is JObject:
+                items = {k: visit(v, base, False) for k, v in value.items()}
+                if any(items[k] is not v for k, v in value.items()):
+                    changes[key] = value.replace(**items)
+            elif kind == _LIST and type(value) is JArray:
+                listed = [visit(v, base, False) for v in value]
+                if any(a is not b for a, b in zip(listed, value)):
+                    changes[key] = JArray(listed, value.span, value.item_spans)
+        return node.replace(**changes) if changes else node
+
+    return visit(root, _DEFAULT_BASE, True)
+
+
+def _schema_positions(schema: Any) -> Iterator[JObject]:
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, JObject):
+            yield node
+            stack.extend(child for *_, child in subschemas(node))
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
 
 
 def _without_keywords(node: Any, keywords: frozenset[str]) -> Any:

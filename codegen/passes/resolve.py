@@ -341,12 +341,15 @@ class DocumentBuilder:
         pointers = {
             f"/$defs/{escape_pointer(key)}": name for name, key in embedded.items()
         }
-        if bundler is not None:
-            root = bundler.bundle(root, module)
-        if not _has_ids(root):
-            self._check_in_place_loops(root)
-        else:  # resolved by URI: checked here, with the runtime validator's rules
-            check_refs(root, self.diags, bundler.reported if bundler else ())
+        bundled = bundler.bundle(root, module) if bundler is not None else root
+        has_ids = _has_ids(bundled)
+        if not has_ids:
+            self._check_in_place_loops(bundled)
+        if (
+            has_ids or bundled is not root
+        ):  # references by URI, or rewritten: checked with the validator's rules
+            check_refs(bundled, self.diags, bundler.reported if bundler else ())
+        root = bundled
         return Document(root, pointers)
 
     def _check_in_place_loops(self, root: Any) -> None:
