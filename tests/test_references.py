@@ -98,7 +98,9 @@ def test_a_mapped_remote_document_is_bundled_and_enforced(
             accepted = False
         assert accepted is valid, value
     assert sorted(emitted["$defs"]) == ["Number", "Thing"]
-    assert emitted["properties"]["v"] == {"$ref": "#/$defs/Thing"}  # plain pointers (below)
+    assert emitted["properties"]["v"] == {
+        "$ref": "#/$defs/Thing"
+    }  # plain pointers (below)
 
 
 def test_an_unmapped_remote_reference_says_how_to_map_it(tmp_path: Path) -> None:
@@ -539,6 +541,7 @@ _VALUES = st.recursive(
     left=_LEAF,
     right=_LEAF,
     combine=st.sampled_from(["allOf", "anyOf", "oneOf"]),
+    by_anchor=st.booleans(),
     values=st.lists(_VALUES, max_size=8),
 )
 def test_bundled_remote_documents_agree_with_jsonschema_reading_the_originals(
@@ -546,16 +549,24 @@ def test_bundled_remote_documents_agree_with_jsonschema_reading_the_originals(
     left: Any,
     right: Any,
     combine: str,
+    by_anchor: bool,
     values: list[Any],
 ) -> None:
-    """The remote documents as `jsonschema` reads them from a registry, against the models of the bundle."""
+    """The remote documents as `jsonschema` reads them from a registry, against the models of the bundle
+    (embedded as plain pointers, or, reached by an anchor, as resources with their `$id`).
+    """
     from referencing import Registry, Resource
 
     tmp_path = tmp_path_factory.mktemp("prop")
     remote = tmp_path / "remote"
     documents = {
-        "left.json": {"$defs": {"x": left}, "$ref": "#/$defs/x"},
-        "right.json": {combine: [{"$ref": "left.json"}, right]},
+        "left.json": {
+            "$defs": {"x": {"$anchor": "x", "allOf": [left]} if by_anchor else left},
+            "$ref": "#/$defs/x",
+        },
+        "right.json": {
+            combine: [{"$ref": "left.json#x" if by_anchor else "left.json"}, right]
+        },
     }
     for name, document in documents.items():
         write(remote, name, document)
