@@ -703,3 +703,45 @@ def test_plain_remote_documents_become_pointers_and_typed_fields(
     schema = json.loads(result.files["schemas/t.json"])["inputSchema"]
     assert schema["properties"]["a"] == {"$ref": "#/$defs/Thing"}
     assert "$id" not in json.dumps(schema)
+
+
+def test_a_bundled_package_passes_mypy_strict_and_black(
+    tmp_path: Path, remote: Path
+) -> None:
+    from test_typecheck import _black, _mypy
+
+    specs = tmp_path / "specs"
+    write(
+        specs,
+        "t.json",
+        {
+            "name": "t",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "a": {"$ref": REMOTE + "thing.json"},
+                    "b": {"$ref": "B.schema.json"},
+                },
+                "required": ["a"],
+            },
+        },
+    )
+    write(
+        specs,
+        "B.schema.json",
+        {
+            "$id": "https://example.test/b.json",
+            "title": "B",
+            "type": "object",
+            "properties": {
+                "c": {"$ref": REMOTE + "sub/number.json"},
+                "d": {"$ref": "#/properties/c"},
+            },
+        },
+    )
+    result = compiled(specs, {REMOTE: remote})
+    assert result.files is not None, messages(result)
+    out = tmp_path / "mypy_pkg" / "bundled_pkg"
+    write_output(out, result.files)
+    _mypy(tmp_path, out)
+    _black(out)
