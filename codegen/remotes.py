@@ -3,10 +3,12 @@
     [tool.codegen]
     ref-map = { "https://example.com/schemas/" = "schemas/" }   # or: --ref-map https://example.com/schemas/=schemas
 
-The map is trusted (it comes from the command line or pyproject.toml); the URLs in specs are not. A URL is
-turned into a path below the folder of its longest matching prefix only when the rest of it is plain path
-segments: no `..` or `.` segment (also percent-encoded), no empty segment, no backslash, no NUL, no query: a URL
-whose resolution would leave the folder is refused, never normalised. The file is read as a spec is
+The map is trusted (it comes from the command line or pyproject.toml); the URLs in specs are not. A reference is
+first resolved as a URI (RFC 3986 removes its literal `.` and `..` segments, so one that climbs above a prefix no
+longer matches it); the rest after the longest matching prefix becomes a path below that prefix's folder only
+when it is plain path segments: no `.` or `..` left once percent-decoded, no encoded `/`, no empty segment, no
+backslash, no NUL, no query. Anything else is refused, never normalised. A folder reached through a link that
+leads out of the mapped folder is refused too. The file is read as a spec is
 (`spec_bytes`: a regular file, links never followed, size-limited) and parsed by the JSON reader that keeps
 positions, so its text gets the diagnostics, depth and number limits of a spec.
 """
@@ -25,7 +27,6 @@ from .frontends.json.parse import parse_json
 from .sources import MAX_SPEC_BYTES
 from .spec_bytes import UnreadableSpec, read_spec_bytes
 
-REMOTE_SCHEMES = ("http://", "https://")
 # Bounds for what one compile reads through the map, whatever the documents refer to.
 MAX_REMOTE_DOCUMENTS = 1000
 MAX_REMOTE_BYTES = 64 * 1024 * 1024
@@ -36,18 +37,13 @@ HOW_TO_MAP = (
 )
 
 
-def is_remote(uri: str) -> bool:
-    return uri.lower().startswith(REMOTE_SCHEMES)
-
-
 @dataclass(frozen=True)
 class Fetched:
     """A mapped document: its parsed schema (None when its text was reported as broken), or why it has none."""
 
     schema: Any = None
-    problem: str | None = (
-        None  # a reason to report at the `$ref` (unmapped, escaping, missing)
-    )
+    # a reason to report at the `$ref` (unmapped, escaping, missing)
+    problem: str | None = None
 
 
 @dataclass

@@ -7,6 +7,12 @@ canonical `$id` (its own `$id`, resolved against the URL it was read from, or th
 document was read from is rewritten to that `$id` where the two differ. The generated model, the exported
 schemas and the runtime validator then find every target inside the one document and never fetch anything.
 
+It runs in two steps, both called by `resolve.py`'s document builder: `prepare` each spec schema before entities
+are embedded (references made absolute, so they survive the move of an entity into another document's `$defs`
+and the loss of its `$id`), then `bundle` the finished document (each referenced document embedded once). When
+no embedded document holds an anchor or an inner `$id`, their `$id`s are dropped and every reference becomes a
+plain `#/$defs/...` pointer: the field gets a static type, and LLM exports need no URI resolution.
+
 A reference to an entity's `$id` from its document's own resource becomes a reference to the entity's spec file,
 which `resolve.py` embeds as an entity (its model class); elsewhere (inside an embedded document) the entity's
 schema is embedded as a plain resource. A document whose `$schema` is a mapped meta-schema is read through its
