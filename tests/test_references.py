@@ -326,8 +326,22 @@ def test_id_based_references_between_spec_files(
             "properties": {"n": {"type": "integer"}},
         },
     )
+    write(
+        specs,
+        "tools.json",
+        {
+            "name": "t",
+            "parameters": {
+                "type": "object",
+                "properties": {"b": {"$ref": "https://example.test/s/b.json"}},
+            },
+        },
+    )
     result = compiled(specs)
     assert result.files is not None, messages(result)
+    assert (
+        "    b: B | None = None" in result.files["tools.py"]
+    )  # a tool reaches it by `$id` too
     A = entity_model(tmp_path, result.files, "a.a", "A", import_package)
     a = A.model_validate({"b": {"n": 1}, "n": 2})
     assert type(a.b).__name__ == "B"  # the entity's model, not a loose value
