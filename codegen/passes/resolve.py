@@ -345,9 +345,8 @@ class DocumentBuilder:
         has_ids = _has_ids(bundled)
         if not has_ids:
             self._check_in_place_loops(bundled)
-        if (
-            has_ids or bundled is not root
-        ):  # references by URI, or rewritten: checked with the validator's rules
+        # References by URI, or rewritten by bundling: each one resolved now, with the validator's rules.
+        if has_ids or bundled is not root:
             check_refs(bundled, self.diags, bundler.reported if bundler else ())
         root = bundled
         return Document(root, pointers)
