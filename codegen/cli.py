@@ -11,7 +11,13 @@ import sys
 from pathlib import Path
 
 from . import __version__, cache
-from .config import EMIT_CHOICES, Settings, find_pyproject, load_settings
+from .config import (
+    EMIT_CHOICES,
+    Settings,
+    find_pyproject,
+    load_settings,
+    parse_ref_map_item,
+)
 from .diagnostics import Diagnostic, Diagnostics, render_all
 from .passes.resolve import valid_prefix
 from .writer import MANIFEST, WriteError, diff_output, write_output
@@ -58,6 +64,14 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         metavar="PATH=PREFIX",
         help="call the tools of a spec folder or file PREFIX__<tool> (repeatable; adds to [tool.codegen] prefixes)",
+    )
+    parser.add_argument(
+        "--ref-map",
+        action="append",
+        default=[],
+        metavar="URL=FOLDER",
+        help="read $refs to documents under the URL prefix from the local FOLDER, never the network "
+        "(repeatable; adds to [tool.codegen] ref-map)",
     )
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument(
@@ -121,6 +135,16 @@ def _settings(args: argparse.Namespace, diags: Diagnostics) -> Settings | None:
             )
             return None
         settings.prefixes[Path(path)] = prefix
+    for item in args.ref_map:
+        mapped = parse_ref_map_item(item)
+        if mapped is None or not mapped[1].is_dir():
+            print(
+                f"codegen: error: --ref-map takes URL=FOLDER: an http:// or https:// URL prefix ending in '/', "
+                f"and an existing folder: {item!r}",
+                file=sys.stderr,
+            )
+            return None
+        settings.ref_map[mapped[0]] = mapped[1]
     return settings
 
 
@@ -175,7 +199,8 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     assert settings.output is not None
     out = _shown(settings.output)
     # The rebuild record (codegen's own state, outside OUT): --check never uses it, it always compiles.
-    use_cache = not args.check and not args.no_cache
+    # Documents read through the ref-map are not in the rebuild record: with a map, every run compiles.
+    use_cache = not args.check and not args.no_cache and not settings.ref_map
     key = cache.Settings.of(
         settings.specs, out, settings.emit, settings.strict, settings.prefixes
     )
@@ -186,7 +211,11 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     from .compiler import compile_specs  # not imported at all when nothing changed
 
     result = compile_specs(
-        settings.specs, exclude=out, emit=settings.emit, prefixes=settings.prefixes
+        settings.specs,
+        exclude=out,
+        emit=settings.emit,
+        prefixes=settings.prefixes,
+        ref_map=settings.ref_map,
     )
     diags = result.diagnostics
     problems = diags.sorted()

@@ -13,10 +13,12 @@ from .backends.schemas import render_exports, render_schemas
 from .diagnostics import Diagnostics, SpecError
 from .formatting import format_all
 from .frontends import route
+from .remotes import RemoteDocuments
 from .sources import discover, load_source
 from .config import EMIT_CHOICES
 from .ir import Entity, SpecModule, Tool
 from .passes.build_plan import build_plan
+from .passes.bundle import bundler_for
 from .passes.check_schemas import check_schemas
 from .passes.resolve import apply_prefixes, build_namespace
 from .plan import PackagePlan
@@ -38,6 +40,7 @@ def compile_specs(
     exclude: Path | None = None,
     emit: tuple[str, ...] = EMIT_CHOICES,
     prefixes: Mapping[Path, str] | None = None,
+    ref_map: Mapping[str, Path] | None = None,
 ) -> CompileResult:
     """Compile `specs` into the files of OUT (in memory). Nothing from a previous build is reused or trusted:
     OUT's contents are not input to a compile, so they can neither skip a check nor keep content.
@@ -47,7 +50,7 @@ def compile_specs(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _compile(specs, exclude, emit, prefixes)
+        return _compile(specs, exclude, emit, prefixes, ref_map or {})
     finally:
         if collecting:
             gc.enable()
@@ -58,6 +61,7 @@ def _compile(
     exclude: Path | None,
     emit: tuple[str, ...],
     prefixes: Mapping[Path, str] | None,
+    ref_map: Mapping[str, Path],
 ) -> CompileResult:
     diags = Diagnostics()
     found, ignored = discover(specs, diags, exclude)
@@ -98,6 +102,7 @@ def _compile(
 
         check_parameter_identity(modules, diags)
     program = build_namespace(modules, diags, dropped, unread)
+    program.bundler = bundler_for(program, RemoteDocuments(ref_map, diags).fetch, diags)
     # Brimley: entity_ref inheritance, SQL placeholders, resources (needs every file, so after the namespace)
     from .frontends.brimley import link
 

@@ -8,6 +8,7 @@
     strict = false             # warnings fail the run
     build = true               # generate into the wheel when the package is built (setuptools)
     prefixes = { "specs/github" = "github" }  # tools of a folder or file are called github__<tool>
+    ref-map = { "https://example.com/schemas/" = "schemas" }  # $refs under the URL read from the folder
 
 Command-line flags override these. Unknown keys, wrong types and paths that do not exist are diagnostics that
 point into pyproject.toml. pyproject.toml is trusted (it is the project's own file), but a broken one is still a
@@ -17,6 +18,7 @@ Python and nesting too deep for tomllib), or whose `tool` or `tool.codegen` is n
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -40,6 +42,7 @@ _KEYS: dict[str, type | tuple[type, ...]] = {
     "strict": bool,
     "build": bool,
     "prefixes": dict,
+    "ref-map": dict,
 }
 
 
@@ -54,6 +57,9 @@ class Settings:
     prefixes: dict[Path, str] = field(
         default_factory=dict
     )  # spec folder or file -> the prefix of its tools' names
+    ref_map: dict[str, Path] = field(
+        default_factory=dict
+    )  # URL prefix -> the local folder its documents are read from (remotes.py)
     source: Path | None = None  # the pyproject.toml they came from
 
 
@@ -167,6 +173,31 @@ def _exists(path: Path) -> bool:
         return False
 
 
+def valid_url_prefix(prefix: str) -> bool:
+    """A ref-map key: an http(s) URL prefix with a host, ending in `/` (so `…/a` cannot also match `…/ab`)."""
+    rest = (
+        prefix[prefix.find("://") + 3 :]
+        if prefix.lower().startswith(("http://", "https://"))
+        else ""
+    )
+    return bool(rest) and not rest.startswith("/") and prefix.endswith("/")
+
+
+def parse_ref_map_item(item: str) -> tuple[str, Path] | None:
+    """`URL-PREFIX=FOLDER` of the command line (the URL may hold `=`, the folder is after the last one)."""
+    prefix, sep, folder = item.rpartition("=")
+    if not sep or not valid_url_prefix(prefix) or not folder:
+        return None
+    return prefix, Path(os.path.expanduser(folder))
+
+
+def _is_folder(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 def _apply(
     settings: Settings, key: str, value: Any, root: Path, span: Span, diags: Diagnostics
 ) -> None:
@@ -215,6 +246,23 @@ def _apply(
                 )
             else:
                 settings.prefixes[root / item] = prefix
+    elif key == "ref-map":
+        for prefix, folder in value.items():
+            if not valid_url_prefix(prefix):
+                diags.error(
+                    "config",
+                    f"[tool.codegen] ref-map: {prefix!r} is not a URL prefix (http:// or https://, a host, "
+                    "ending in '/')",
+                    span,
+                )
+            elif not _usable_path(folder) or not _is_folder(root / folder):
+                diags.error(
+                    "config",
+                    f"[tool.codegen] ref-map: {folder!r} is not a folder",
+                    span,
+                )
+            else:
+                settings.ref_map[prefix] = root / folder
     elif key == "emit":
         unknown = [item for item in value if item not in EMIT_CHOICES]
         if unknown or "python" not in value:

@@ -54,6 +54,7 @@ def generate_into(build_lib: Path, project: Path, settings: Settings) -> list[st
         exclude=settings.output,
         emit=settings.emit,
         prefixes=settings.prefixes,
+        ref_map=settings.ref_map,
     )
     problems = result.diagnostics.sorted()
     if result.files is None or (settings.strict and problems):

@@ -140,7 +140,7 @@ def test_all_errors_are_collected_and_sorted(tmp_path: Path) -> None:
     ) in codes
     assert ("c.json", "unknown-shape") in codes
     assert ("d.json", "tool-name") in codes
-    assert ("e.json", "unsupported-keyword") in codes
+    assert ("e.json", "ref-remote") in codes  # an unmapped URL
     assert ("f.json", "unsupported-keyword") in codes
     assert ("g.json", "ref-unresolved") in codes
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from bundling import SUITE_URL, bundled, suite_ref_map
 from conftest import SHARED, missing_shared
 
 from codegen.runtime.validation import (
@@ -32,37 +33,9 @@ from codegen.runtime.validation import (
 )
 
 SUITE = SHARED / "conformance" / "json-schema-test-suite" / "draft2020-12"
-# Remote references and vocabularies are out of scope: the validator never fetches documents.
-EXCLUDED_FILES = {"refRemote.json", "vocabulary.json"}
-# dynamicRef.json is included; these cases $ref documents of the suite's remotes/ folder, which is not shipped (and
-# the validator fetches nothing), so the reference is unresolvable and the instance is rejected.
-NEEDS_REMOTE = {
-    (
-        "dynamicRef.json",
-        "strict-tree schema, guards against misspelled properties",
-        "instance with correct field",
-    ),
-    (
-        "dynamicRef.json",
-        "tests for implementation dynamic anchor and reference link",
-        "correct extended schema",
-    ),
-    (
-        "dynamicRef.json",
-        "$ref and $dynamicAnchor are independent of order - $defs first",
-        "correct extended schema",
-    ),
-    (
-        "dynamicRef.json",
-        "$ref and $dynamicAnchor are independent of order - $ref first",
-        "correct extended schema",
-    ),
-    (
-        "dynamicRef.json",
-        "$ref to $dynamicRef finds detached $dynamicAnchor",
-        "number is valid",
-    ),
-}
+# refRemote.json, vocabulary.json and some of dynamicRef.json refer to documents of the suite's remotes/ folder: the
+# validator fetches nothing, so those schemas are bundled first, as the compiler does (tests/bundling.py).
+EXCLUDED_FILES: set[str] = set()
 
 
 @dataclass(frozen=True)
@@ -106,14 +79,7 @@ SUITE_CASES = load_suite()
 
 def suite_params() -> Iterator[Any]:
     for case in SUITE_CASES:
-        marks = []
-        if (case.file, case.group, case.test) in NEEDS_REMOTE:
-            marks.append(
-                pytest.mark.xfail(
-                    reason="needs a remote document of the suite", strict=True
-                )
-            )
-        yield pytest.param(case, id=case.id, marks=marks)
+        yield pytest.param(case, id=case.id)
 
 
 def test_suite_is_present() -> None:
@@ -130,8 +96,11 @@ def test_suite_is_present() -> None:
 
 @pytest.mark.parametrize("case", suite_params())
 def test_suite(case: SuiteCase) -> None:
-    assert is_valid(case.data, case.schema) is case.valid
-    problems = validate(case.data, case.schema)
+    schema = case.schema
+    if SUITE_URL in json.dumps(schema):
+        schema = bundled(schema, suite_ref_map())
+    assert is_valid(case.data, schema) is case.valid
+    problems = validate(case.data, schema)
     assert (problems == []) is case.valid, [problem.format() for problem in problems]
 
 

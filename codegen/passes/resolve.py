@@ -31,6 +31,8 @@ from ..ir import (
     schema_objects,
 )
 from ..runtime.validation import SUBSCHEMA_MAPS
+from .bundle import Bundler
+from .check_refs import check_refs
 from .naming import Scope
 
 ENTITY_SCHEME = "entity:"
@@ -63,6 +65,8 @@ class Program:
     reported_files: set[str] = field(default_factory=set)
     # The tools left out (their checks that need every file, such as Brimley's SQL placeholders, still run).
     dropped: list[Tool] = field(default_factory=list)
+    # Embeds the documents a schema refers to by URI (bundle.py); None: references stay as written.
+    bundler: Bundler | None = None
 
 
 # Tools of a prefixed folder are called `<prefix>__<tool>` on the wire (as MCP clients name a server's tools):
@@ -287,6 +291,9 @@ class DocumentBuilder:
     def build(
         self, schema: Any, module: SpecModule, own_entity: str | None = None
     ) -> Document:
+        bundler = self.program.bundler
+        if bundler is not None:
+            schema = bundler.prepare(schema, module)
         embedded: dict[str, str] = {}  # entity name -> $defs key
         pending: list[str] = []
         defs = schema.get("$defs") if isinstance(schema, JObject) else None
@@ -310,9 +317,10 @@ class DocumentBuilder:
             name = pending.pop(0)
             entity, entity_module = self.program.entities[name]
             prefix = f"/$defs/{escape_pointer(embedded[name])}"
-            body = self._rewrite(
-                entity.schema, entity_module, prefix, embed, check_local=False
-            )
+            body = entity.schema
+            if bundler is not None:
+                body = bundler.prepare(body, entity_module)
+            body = self._rewrite(body, entity_module, prefix, embed, check_local=False)
             if isinstance(body, JObject):
                 body = body.replace(**{"$id": DELETE, "$schema": DELETE})
             defs_items[embedded[name]] = body
@@ -333,8 +341,14 @@ class DocumentBuilder:
         pointers = {
             f"/$defs/{escape_pointer(key)}": name for name, key in embedded.items()
         }
-        if not _has_ids(root):
-            self._check_in_place_loops(root)
+        bundled = bundler.bundle(root, module) if bundler is not None else root
+        has_ids = _has_ids(bundled)
+        if not has_ids:
+            self._check_in_place_loops(bundled)
+        # References by URI, or rewritten by bundling: each one resolved now, with the validator's rules.
+        if has_ids or bundled is not root:
+            check_refs(bundled, self.diags, bundler.reported if bundler else ())
+        root = bundled
         return Document(root, pointers)
 
     def _check_in_place_loops(self, root: Any) -> None:
@@ -432,6 +446,10 @@ class DocumentBuilder:
                         span,
                     )
                     return None
+            elif check_local and not has_ids:
+                message = f"$ref {ref!r}: no $anchor {unquote(fragment)!r} is declared in this document"
+                self.diags.error("ref-unresolved", message, span)
+                return None
             return "local", None
         file_part, _, fragment = ref.partition("#")
         if file_part.startswith(META_SCHEMA_BASE):
@@ -450,8 +468,9 @@ class DocumentBuilder:
                 message = f"$ref {ref!r}: no spec file {file_part!r} defines an entity"
                 self.diags.error("ref-unresolved", message, span)
                 return None
-        if has_ids:
-            return None  # resolved against the document's own `$id`s at run time
+        bundler = self.program.bundler
+        if has_ids or (bundler is not None and bundler.handles(ref)):
+            return None  # resolved by URI: embedded or reported by bundle.py, checked by check_refs.py
         self.diags.error(
             "unsupported-keyword",
             f"$ref {ref!r}: only references within the document and to other spec files are supported",

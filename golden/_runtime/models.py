@@ -15,6 +15,7 @@ import copy
 import datetime
 import json
 import math
+import threading
 import uuid
 from collections.abc import Callable, Mapping
 from decimal import Decimal
@@ -437,6 +438,29 @@ class SchemaRootModel(RootModel[RootT], Generic[RootT]):
         return _embeddable_schema(cls)
 
 
+class _DefaultContainsItself(Exception):
+    """Building a default met the same default again (`{"$ref": "#", "default": {}}`): it would never end."""
+
+
+_BUILDING_DEFAULTS = threading.local()
+
+
 def default_value(kind: Any, value: Any) -> Any:
-    """A field default that is not a plain literal (a model, a date), built from its JSON when used."""
-    return TypeAdapter(kind).validate_python(value)
+    """A field default that is not a plain literal (a model, a date), built from its JSON when used.
+
+    A default whose value holds a field with that same default again (a recursive model whose `$ref` carries a
+    `default`) would be built forever: it is not applied, and the field is left without a value (None).
+    """
+    building: set[tuple[int, str]] = _BUILDING_DEFAULTS.__dict__.setdefault(
+        "keys", set()
+    )
+    key = (id(kind), repr(value))
+    if key in building:
+        raise _DefaultContainsItself
+    building.add(key)
+    try:
+        return TypeAdapter(kind).validate_python(value)
+    except _DefaultContainsItself:
+        return None
+    finally:
+        building.discard(key)

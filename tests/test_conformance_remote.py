@@ -1,0 +1,129 @@
+"""The suite files whose schemas refer to remote documents, served from the suite's `remotes/` with no network.
+
+`refRemote.json`, `dynamicRef.json` and `vocabulary.json` of draft2020-12 refer to `http://localhost:1234/...`;
+that prefix is mapped (`ref_map`, as `--ref-map` or `[tool.codegen] ref-map` would) to
+../shared/conformance/json-schema-test-suite/remotes/, so the compiler bundles those documents into each schema.
+Otherwise as `test_conformance.py`, whose machinery this reuses: every instance as JSON text and as Python data,
+a ratchet (`conformance_remote_ratchet.json`) that only goes up.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from codegen.compiler import compile_specs
+from codegen.passes.naming import class_name, module_name
+from codegen.writer import write_output
+from conftest import shared
+from bundling import suite_ref_map
+from test_conformance import Group, Suite, report, tally
+
+RATCHET = Path(__file__).with_name("conformance_remote_ratchet.json")
+FILES = ("refRemote.json", "dynamicRef.json", "vocabulary.json")
+PACKAGE = "suite_remote_gen"
+
+
+def load_groups() -> list[Group]:
+    folder = shared("conformance", "json-schema-test-suite", "draft2020-12")
+    return [
+        Group(name, index, group["description"], group["schema"], group["tests"])
+        for name in FILES
+        for index, group in enumerate(
+            json.loads((folder / name).read_text(encoding="utf-8"))
+        )
+    ]
+
+
+def compile_groups(
+    groups: list[Group], folder: Path
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Compile every group in one run; leave out the groups refused and compile the rest again."""
+    specs = folder / "specs"
+    specs.mkdir()
+    for group in groups:
+        (specs / f"{group.stem}.schema.json").write_text(
+            group.spec_text(), encoding="utf-8"
+        )
+    refused: dict[str, str] = {}
+    while True:
+        result = compile_specs([specs], ref_map=suite_ref_map())
+        if result.files is not None:
+            return result.files, refused
+        errors = [d for d in result.diagnostics.sorted() if d.severity == "error"]
+        culprits = {
+            d.span.source.path.name[: -len(".schema.json")]: d.render()
+            for d in errors
+            if d.span and d.span.source.path.parent == specs
+        }
+        assert culprits, "the compiler failed without naming a spec:\n" + "\n".join(
+            d.render() for d in errors
+        )
+        for stem, message in culprits.items():
+            refused.setdefault(stem, message)
+            (specs / f"{stem}.schema.json").unlink()
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Suite]:
+    folder = tmp_path_factory.mktemp("conformance_remote")
+    groups = load_groups()
+    files, refused = compile_groups(groups, folder)
+    out = folder / PACKAGE
+    write_output(out, files)
+    sys.path.insert(0, str(folder))
+    try:
+        models = {}
+        for group in groups:
+            if group.stem not in refused:
+                module = importlib.import_module(f"{PACKAGE}.{module_name(group.stem)}")
+                models[group.stem] = getattr(module, class_name(group.entity))
+        yield Suite(groups, out, refused, models)
+    finally:
+        sys.path.remove(str(folder))
+        for name in [
+            m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")
+        ]:
+            del sys.modules[name]
+
+
+def test_remote_references_agree_with_the_official_suite(
+    suite: Suite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = tally(suite)
+    agree, total = sum(result.agree.values()), sum(result.total.values())
+    with capsys.disabled():
+        print("\n" + report(suite, result))
+    recorded = json.loads(RATCHET.read_text(encoding="utf-8"))["agree"]
+    assert (
+        agree >= recorded
+    ), f"conformance fell to {agree}/{total}, below the ratchet ({recorded})"
+    assert (
+        agree <= recorded
+    ), f"conformance rose to {agree}/{total}: raise 'agree' in {RATCHET.name} to {agree}"
+
+
+def test_bundled_schemas_are_self_contained(suite: Suite) -> None:
+    """Each emitted schema is valid 2020-12 and validates the suite's instances as the suite says, with
+    `jsonschema` given no way to fetch anything: every document it needs is inside."""
+    import jsonschema
+
+    for group in suite.groups:
+        model = suite.models.get(group.stem)
+        if model is None:
+            continue
+        path = suite.out / "schemas" / "entities" / f"{model.__name__}.json"
+        emitted = json.loads(path.read_text(encoding="utf-8"))
+        jsonschema.Draft202012Validator.check_schema(emitted)
+        validator = jsonschema.Draft202012Validator(emitted)
+        for test in group.tests:
+            assert validator.is_valid(test["data"]) is test["valid"], (
+                group.file,
+                group.description,
+                test["description"],
+            )
