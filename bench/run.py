@@ -192,7 +192,7 @@ def profile(count: int, top: int = 12) -> None:
     stages: dict[str, float] = {}
     for (filename, _, name), (_, _, _, _, callers) in raw.items():
         for (caller_file, _, caller), timing in callers.items():
-            if caller == "compile_specs" and caller_file.endswith("compiler.py"):
+            if caller == "_compile" and caller_file.endswith("compiler.py"):
                 stage = f"{_short(filename)}:{name}"
                 stages[stage] = stages.get(stage, 0.0) + timing[3]
     for (filename, _, name), entry in raw.items():

@@ -179,14 +179,17 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     key = cache.Settings.of(
         settings.specs, out, settings.emit, settings.strict, settings.prefixes
     )
-    if use_cache:
-        hit = cache.up_to_date(key, settings.specs, out)
-        if hit is not None:
-            return _up_to_date(out, *hit, args)
+    previous = cache.previous_build(key, settings.specs, out) if use_cache else None
+    if previous is not None and previous.unchanged:
+        return _up_to_date(out, previous.record, previous.read, previous.ignored, args)
     from .compiler import compile_specs  # not imported at all when nothing changed
 
     result = compile_specs(
-        settings.specs, exclude=out, emit=settings.emit, prefixes=settings.prefixes
+        settings.specs,
+        exclude=out,
+        emit=settings.emit,
+        prefixes=settings.prefixes,
+        previous=previous,
     )
     diags = result.diagnostics
     problems = diags.sorted()
@@ -228,6 +231,8 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
             warnings,
             render_all(problems, fold=True),
             render_all(problems, fold=False),
+            cache.base_digest(key),
+            result.parts,
         )
         cache.store(out, record)
     if args.verbose:

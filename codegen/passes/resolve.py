@@ -283,6 +283,8 @@ class DocumentBuilder:
     def __init__(self, program: Program, diags: Diagnostics) -> None:
         self.program = program
         self.diags = diags
+        # when set, the spec files (relative) whose entities the documents built embed (for rebuilds)
+        self.used: set[str] | None = None
 
     def build(
         self, schema: Any, module: SpecModule, own_entity: str | None = None
@@ -309,6 +311,8 @@ class DocumentBuilder:
         while pending:
             name = pending.pop(0)
             entity, entity_module = self.program.entities[name]
+            if self.used is not None:
+                self.used.add(entity_module.source.rel.as_posix())
             prefix = f"/$defs/{escape_pointer(embedded[name])}"
             body = self._rewrite(
                 entity.schema, entity_module, prefix, embed, check_local=False
