@@ -270,11 +270,13 @@ def out_contents(
 ) -> dict[str, bytes] | None:
     """The bytes of every file the record lists, when OUT holds them all as recorded (read without following
     links); None otherwise."""
-    folder = OutputFolder(out)
-    contents = {}
+    contents: dict[str, bytes] = {}
     try:
+        found = OutputFolder(out).read_many(
+            {rel: size for rel, (_, size) in files.items()}
+        )
         for rel, (sha, size) in files.items():
-            data = folder.read(rel, size)
+            data = found[rel]
             if data is None or len(data) != size:
                 return None
             if hashlib.sha256(data).hexdigest() != sha:

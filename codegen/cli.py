@@ -214,7 +214,7 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     try:
         if args.check:
             return _check(out, files, output_diags, quiet=args.quiet)
-        report = write_output(out, files, output_diags)
+        report = write_output(out, files, output_diags, result.known)
     except WriteError as exc:  # found before anything was changed
         print(f"codegen: error: {exc}; {out} left unchanged", file=sys.stderr)
         return 1

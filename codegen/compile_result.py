@@ -20,3 +20,5 @@ class CompileResult:
     # what each spec file's compile left, for a rebuild after an edit (codegen/incremental.py)
     parts: dict[str, Any] | None = None
     reused: bool = False  # whether this result reused a previous build's outputs
+    # the files of OUT the compile read (checked against the rebuild record): the writer need not read them again
+    known: dict[str, bytes] = field(default_factory=dict)

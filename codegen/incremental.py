@@ -222,6 +222,7 @@ def compile_changed(
     result = CompileResult(files, diags, previous.read, previous.ignored)
     result.tools = len(plan.tools)
     result.sources = list(previous.sources)
+    result.known = previous.out_files
     every = {**reused, **builder.parts}
     result.parts = parts_document(now, {rel: every[rel] for rel, _ in now}, new_spans)
     return result

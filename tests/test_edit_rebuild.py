@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -212,10 +211,9 @@ def test_random_edit_sequences_leave_out_as_a_full_build(
     edits: list[tuple[str, list[str], str, bool]],
 ) -> None:
     root = tmp_path_factory.mktemp("edits")
-    here = os.getcwd()
-    os.environ["CODEGEN_CACHE_DIR"] = str(root / "cache")
-    try:
-        os.chdir(root)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CODEGEN_CACHE_DIR", str(root / "cache"))
+        patch.chdir(root)
         specs = root / "specs"
         (specs / "entities").mkdir(parents=True)
         (specs / "entities" / "User.schema.json").write_text(
@@ -228,9 +226,8 @@ def test_random_edit_sequences_leave_out_as_a_full_build(
         assert cli.main(["specs", "-o", "out", "-q"]) == 0
         for file, names, description, refers in edits:
             if file.startswith("entities/"):
-                text = json.dumps(
-                    _entity(names[0] if names else "User", extra=description)
-                )
+                title = names[0] if names else "User"
+                text = json.dumps(_entity(title, extra=description))
             else:
                 ref = "entities/User.schema.json" if refers else None
                 text = json.dumps([_tool(n, description, ref) for n in names])
@@ -240,9 +237,6 @@ def test_random_edit_sequences_leave_out_as_a_full_build(
             assert status == cli.main(["specs", "-o", "fresh", "-q", "--no-cache"])
             if status == 0:
                 assert _tree(root / "out") == _tree(root / "fresh")
-    finally:
-        os.chdir(here)
-        del os.environ["CODEGEN_CACHE_DIR"]
 
 
 def test_the_record_of_a_build_says_what_each_file_left(project: Path) -> None:
