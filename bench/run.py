@@ -138,12 +138,22 @@ def _build(specs: Path, out: Path) -> float:
     return elapsed
 
 
-def _process(specs: Path, out: Path) -> float:
+def _process(specs: Path, out: Path, *extra: str) -> float:
     """The same as a separate `python -m codegen` process (interpreter start-up and imports included)."""
     start = time.perf_counter()
     command = [sys.executable, "-m", "codegen", str(specs), "-o", str(out), "-q"]
-    subprocess.run(command, check=True, cwd=ROOT)
+    subprocess.run(command + list(extra), check=True, cwd=ROOT)
     return time.perf_counter() - start
+
+
+def _peak_mb(specs: Path, out: Path) -> float:
+    """The peak memory (resident set) of a first build as a process of its own, in MB."""
+    command = [sys.executable, "-m", "codegen", str(specs), "-o", str(out), "-q"]
+    process = subprocess.Popen(command + ["--no-cache"], cwd=ROOT)
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    assert process.returncode == 0, f"codegen exited with {process.returncode}"
+    return usage.ru_maxrss / 1024  # kilobytes on Linux
 
 
 def bench(count: int) -> dict[str, Any]:
@@ -161,6 +171,7 @@ def bench(count: int) -> dict[str, Any]:
             edited.read_text().replace("Synthetic tool 0.", "Synthetic tool 0, edited.")
         )
         one = _build(specs, out)
+        peak = _peak_mb(specs, Path(tmp) / "fresh")
         lines = sum(
             len(p.read_bytes().splitlines()) for p in out.rglob("*.py") if p.is_file()
         )
@@ -172,6 +183,7 @@ def bench(count: int) -> dict[str, Any]:
             "noop": noop,
             "noop_process": noop_process,
             "one": one,
+            "peak_mb": peak,
         }
 
 
@@ -241,14 +253,24 @@ def main() -> None:
     print(
         f"{'tools':>6} {'spec files':>10} {'output lines':>12} {'first s':>8} {'tools/s':>8}"
         f" {'no-op s':>8} {'no-op %':>8} {'no-op process s':>15} {'one edit s':>10} {'one edit %':>10}"
+        f" {'peak MB':>8}"
     )
+    rows = []
     for count in sizes:
         row = bench(count)
+        rows.append(row)
         first = row["first"]
         print(
             f"{row['tools']:>6} {row['spec_files']:>10} {row['output_lines']:>12} {first:>8.2f}"
             f" {row['tools'] / first:>8.1f} {row['noop']:>8.3f} {100 * row['noop'] / first:>7.1f}%"
             f" {row['noop_process']:>15.2f} {row['one']:>10.2f} {100 * row['one'] / first:>9.1f}%"
+            f" {row['peak_mb']:>8.0f}"
+        )
+    for base, top in zip(rows, rows[1:]):
+        scale = top["tools"] / base["tools"]
+        print(
+            f"a first build of {top['tools']} tools takes {top['first'] / base['first']:.1f}x the time of"
+            f" {base['tools']} ({scale:g}x the tools)"
         )
     if args.profile:
         profile(args.profile)

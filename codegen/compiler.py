@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import gc
 import hashlib
+from functools import partial
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .backends.python import python_units, runtime_files
-from .backends.schemas import render_exports, render_schemas
+from .backends.schemas import ExportSpans, render_exports, render_schemas
 from .compile_result import CompileResult
 from .diagnostics import Diagnostics, SpecError
 from .formatting import format_all
 from .frontends import route
 from .incremental import compile_changed, parts_document
+from .parallel import in_background
 from .sources import discover, load_source
 from .config import EMIT_CHOICES
 from .ir import Entity, SpecModule, Tool
@@ -111,12 +113,13 @@ def _compile(
     if diags.has_errors:
         return result
     result.tools = len(plan.tools)
+    # The JSON files are rendered beside the Python files, in a child process when a core is free for it.
+    json_files = in_background(len(plan.tools), partial(_json_files, plan))
     files = _python_files(plan)
     files.update(runtime_files(plan))
     files["py.typed"] = ""
-    files.update(render_schemas(plan))
-    exported, spans = render_exports(plan)
-    files.update(exported)
+    schemas, spans = json_files()
+    files.update(schemas)
     result.files = {
         path: text for path, text in sorted(files.items()) if _emitted(path, emit)
     }
@@ -124,6 +127,14 @@ def _compile(
         order = [(rel, sha) for _, rel, sha in result.sources]
         result.parts = parts_document(order, builder.parts, spans)
     return result
+
+
+def _json_files(plan: PackagePlan) -> tuple[dict[str, str], ExportSpans]:
+    """The schema files and the export files, and where each tool stands in the latter."""
+    files = render_schemas(plan)
+    exported, spans = render_exports(plan)
+    files.update(exported)
+    return files, spans
 
 
 def _python_files(plan: PackagePlan) -> dict[str, str]:
