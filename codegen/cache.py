@@ -36,7 +36,7 @@ from .spec_bytes import UnreadableSpec, read_spec_bytes
 from .writer import OutputFolder, WriteError
 
 FORMAT = 2
-MAX_RECORD_BYTES = 64 * 1024 * 1024
+MAX_RECORD_BYTES = 256 * 1024 * 1024
 _READ_FLAGS = (
     os.O_RDONLY
     | getattr(os, "O_NOFOLLOW", 0)

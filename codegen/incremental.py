@@ -78,7 +78,7 @@ def _module_document(parts: ModuleParts) -> dict[str, Any]:
             [entity, label, list(names), got]
             for entity, (label, names, got) in parts.entity_claims
         ],
-        "claims": [[label, list(names), got] for label, names, got in parts.claims],
+        "claims": [_claim_document(claim) for claim in parts.claims],
         "deps": sorted(parts.deps),
         "exported": parts.exported,
         "models": parts.models,
@@ -99,6 +99,27 @@ def _texts(value: Any) -> list[str]:
     return [_text(item) for item in value]
 
 
+# A claim that got the one name it asked for (most of them) is kept as "<scope letter><name>".
+_SCOPES = {"c": "classes", "f": "functions", "p": "prefixes", "k": "constants"}
+_LETTERS = {label: letter for letter, label in _SCOPES.items()}
+
+
+def _claim_document(claim: Claim) -> Any:
+    label, names, got = claim
+    if len(names) == 1 and got == names[0]:
+        return _LETTERS[label] + got
+    return [label, list(names), got]
+
+
+def _read_claim(entry: Any) -> Claim:
+    if type(entry) is str:
+        label = _SCOPES.get(entry[:1])
+        if label is None or len(entry) < 2:
+            raise Unusable
+        return (label, (entry[1:],), entry[1:])
+    return _claim(*entry)
+
+
 def _claim(label: Any, names: Any, got: Any) -> Claim:
     if label not in ("classes", "functions", "prefixes", "constants"):
         raise Unusable
@@ -117,7 +138,7 @@ def _read_module(rel: str, doc: Any) -> ModuleParts:
     for entry in doc["entity_claims"]:
         entity, label, names, got = entry
         parts.entity_claims.append((_text(entity), _claim(label, names, _text(got))))
-    parts.claims = [_claim(*entry) for entry in doc["claims"]]
+    parts.claims = [_read_claim(entry) for entry in doc["claims"]]
     parts.deps = set(_texts(doc["deps"]))
     parts.exported = _texts(doc["exported"])
     parts.models = _texts(doc["models"])

@@ -172,8 +172,8 @@ def test_a_damaged_record_means_a_full_build(
     parts = record["parts"]
     if damage == "claim":  # gamma's function name as if it had been another
         claims = parts["modules"]["gamma.json"]["claims"]
-        index = next(i for i, c in enumerate(claims) if c[0] == "functions")
-        claims[index][2] = "other"
+        index = claims.index("fgamma")  # the function `gamma` (got as asked)
+        claims[index] = ["functions", ["gamma"], "other"]
     elif damage == "span":  # gamma's place in the OpenAI export shifted
         name, start, end = parts["exports"]["openai"]["gamma"]
         parts["exports"]["openai"]["gamma"] = [name, start + 1, end + 1]
