@@ -1,7 +1,7 @@
 """Compile-time benchmark: N synthetic tool definitions; a first build, a no-op and a one-edit rebuild.
 
     python bench/run.py                 # N = 100 and 1000, and a profile of the first build of 1000
-    python bench/run.py --large         # N = 10,000 too (takes minutes)
+    python bench/run.py --large         # N = 10,000 too, and one tool of 100,000 properties (minutes)
     python bench/run.py --sizes 5000    # other sizes
 
 Each size is built in a fresh temporary folder, through the command line's code path (`codegen SPECS -o OUT`,
@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from codegen import cache, cli  # noqa: E402
+from codegen import cache, cli, parallel  # noqa: E402
 from codegen.compiler import compile_specs  # noqa: E402
 from codegen.writer import write_output  # noqa: E402
 
@@ -187,11 +187,32 @@ def bench(count: int) -> dict[str, Any]:
         }
 
 
+def wide(properties: int) -> tuple[float, float]:
+    """A first build of one tool with `properties` properties (of every kind), as a process of its own: its
+    time and peak memory (MB)."""
+    rng = random.Random(11)
+    parameters = {
+        "type": "object",
+        "properties": {f"p_{i}": _property(rng, 2) for i in range(properties)},
+    }
+    tool = {"name": "wide", "description": "Many properties.", "parameters": parameters}
+    with tempfile.TemporaryDirectory() as tmp:
+        specs = Path(tmp) / "specs"
+        specs.mkdir()
+        (specs / "wide.json").write_text(json.dumps([tool], indent=2))
+        start = time.perf_counter()
+        peak = _peak_mb(specs, Path(tmp) / "out")
+        return time.perf_counter() - start, peak
+
+
 def profile(count: int, top: int = 12) -> None:
     """cProfile of a first build: time under each stage the driver calls, then the functions that spend most."""
     with tempfile.TemporaryDirectory() as tmp:
         specs, out = Path(tmp) / "specs", Path(tmp) / "out"
         make_specs(specs, count)
+        parallel.MIN_WORK = (
+            sys.maxsize
+        )  # every stage in this process, where the profiler sees it
         profiler = cProfile.Profile()
         profiler.enable()
         result = compile_specs([specs])
@@ -265,6 +286,11 @@ def main() -> None:
             f" {row['tools'] / first:>8.1f} {row['noop']:>8.3f} {100 * row['noop'] / first:>7.1f}%"
             f" {row['noop_process']:>15.2f} {row['one']:>10.2f} {100 * row['one'] / first:>9.1f}%"
             f" {row['peak_mb']:>8.0f}"
+        )
+    if args.large:
+        seconds, peak = wide(100_000)
+        print(
+            f"one tool of 100,000 properties: a first build (a process) {seconds:.1f} s, peak {peak:.0f} MB"
         )
     for base, top in zip(rows, rows[1:]):
         scale = top["tools"] / base["tools"]

@@ -15,7 +15,7 @@ from .compile_result import CompileResult
 from .diagnostics import Diagnostics, SpecError
 from .formatting import format_all
 from .frontends import route
-from .incremental import compile_changed, parts_document
+from .incremental import compile_changed, init_key, parts_document
 from .parallel import in_background
 from .sources import discover, load_source
 from .config import EMIT_CHOICES
@@ -125,7 +125,7 @@ def _compile(
     }
     if len(builder.parts) == len(result.sources):  # every spec file has its module
         order = [(rel, sha) for _, rel, sha in result.sources]
-        result.parts = parts_document(order, builder.parts, spans)
+        result.parts = parts_document(order, builder.parts, spans, init_key(plan))
     return result
 
 

@@ -20,6 +20,7 @@ a full compile gives, and a warning of an unchanged file is not lost), a name no
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
@@ -56,11 +57,28 @@ class Unusable(Exception):
     """The record cannot be used for this rebuild."""
 
 
+def init_key(plan: PackagePlan) -> str:
+    """A digest of what the package `__init__` is made of (`backends/python.py: _render_init`): each module's
+    name, whether it has tools, and what it exports; each tool's name and config model; the agents.
+    """
+    document = [
+        [[m.dotted, bool(m.tools), m.exported_names()] for m in plan.modules],
+        sorted([t.name, t.config_model or ""] for t in plan.tools),
+        [[a.name, a.description, list(a.tools), a.metadata] for a in plan.agents],
+    ]
+    text = json.dumps(document, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
 def parts_document(
-    order: Order, modules: Mapping[str, ModuleParts], spans: ExportSpans
+    order: Order,
+    modules: Mapping[str, ModuleParts],
+    spans: ExportSpans,
+    init: str,
 ) -> dict[str, Any]:
-    """What a build leaves in its record for the next one (plain JSON)."""
+    """What a build leaves in its record for the next one (plain JSON); `init`: the `init_key` of the plan."""
     return {
+        "init": init,
         "order": [list(entry) for entry in order],
         "modules": {rel: _module_document(parts) for rel, parts in modules.items()},
         "exports": {
@@ -151,9 +169,10 @@ def _read_module(rel: str, doc: Any) -> ModuleParts:
     return parts
 
 
-def _read(doc: Any) -> tuple[Order, dict[str, ModuleParts], ExportSpans]:
+def _read(doc: Any) -> tuple[Order, dict[str, ModuleParts], ExportSpans, str]:
     """The parts of a record, checked entry by entry; Unusable when anything is not as a build writes it."""
     try:
+        init = _text(doc["init"])
         order = [(_text(rel), _text(sha)) for rel, sha in doc["order"]]
         modules = {
             _text(rel): _read_module(rel, entry)
@@ -170,7 +189,7 @@ def _read(doc: Any) -> tuple[Order, dict[str, ModuleParts], ExportSpans]:
         raise Unusable from exc
     if [rel for rel, _ in order] != list(modules):
         raise Unusable
-    return order, modules, spans
+    return order, modules, spans, init
 
 
 def compile_changed(
@@ -184,7 +203,7 @@ def compile_changed(
     if record.folded or record.every or tuple(emit) != EMIT_CHOICES:
         return None
     try:
-        order, modules, spans = _read(record.parts)
+        order, modules, spans, init = _read(record.parts)
     except Unusable:
         return None
     now = [(rel, sha) for _, rel, sha in previous.sources]
@@ -237,7 +256,7 @@ def compile_changed(
     if len(diags):
         return None
     try:
-        files, new_spans = _files(plan, previous.out_files, reused, spans)
+        files, new_spans = _files(plan, previous.out_files, reused, spans, init)
     except Unusable:
         return None
     result = CompileResult(files, diags, previous.read, previous.ignored)
@@ -245,7 +264,9 @@ def compile_changed(
     result.sources = list(previous.sources)
     result.known = previous.out_files
     every = {**reused, **builder.parts}
-    result.parts = parts_document(now, {rel: every[rel] for rel, _ in now}, new_spans)
+    result.parts = parts_document(
+        now, {rel: every[rel] for rel, _ in now}, new_spans, init_key(plan)
+    )
     return result
 
 
@@ -258,9 +279,11 @@ def _files(
     out: Mapping[str, bytes],
     reused: Mapping[str, ModuleParts],
     spans: ExportSpans,
+    init: str,
 ) -> tuple[dict[str, str], ExportSpans]:
     """Every file of OUT: those of the modules compiled again rendered, those of the reused ones as OUT has
-    them, and the package-wide ones composed again."""
+    them, and the package-wide ones composed again (`__init__.py` only when what it is made of changed).
+    """
 
     def kept(rel: str) -> str:
         data = out.get(rel)
@@ -269,8 +292,13 @@ def _files(
         return data.decode("utf-8")
 
     reused_paths = {parts.path for parts in reused.values()}
+    if init_key(plan) == init:
+        reused_paths.add("__init__.py")
+        kept_init = kept("__init__.py")
     units = [unit for unit in python_units(plan) if unit.path not in reused_paths]
     files = format_all({unit.path: unit.render() for unit in units})
+    if "__init__.py" in reused_paths:
+        files["__init__.py"] = kept_init
     kept_modules = {parts.dotted for parts in reused.values()}
     fresh = [tool for tool in plan.tools if tool.module not in kept_modules]
     for parts in reused.values():

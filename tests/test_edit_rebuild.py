@@ -244,7 +244,7 @@ def test_the_record_of_a_build_says_what_each_file_left(project: Path) -> None:
     path = cache.record_path(project / "out")
     assert path is not None
     parts = json.loads(path.read_text())["parts"]
-    order, modules, _ = incremental._read(parts)
+    order, modules, _, _ = incremental._read(parts)
     assert [rel for rel, _ in order] == [
         "alpha.json",
         "beta.json",
@@ -253,3 +253,32 @@ def test_the_record_of_a_build_says_what_each_file_left(project: Path) -> None:
     ]
     assert modules["alpha.json"].deps == {"entities/User.schema.json"}
     assert modules["gamma.json"].deps == set()
+
+
+def test_an_edit_that_leaves_the_package_init_as_it_was_does_not_render_it(
+    project: Path,
+    reuses: list[bool],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from codegen.backends import python
+
+    assert cli.main(["specs", "-o", "out"]) == 0
+    render_init = python._render_init
+    calls: list[int] = []
+
+    def counting(plan: Any) -> Any:
+        calls.append(1)
+        return render_init(plan)
+
+    monkeypatch.setattr(python, "_render_init", counting)
+    (project / "specs" / "beta.json").write_text(
+        json.dumps([_tool("beta", "Edited."), _tool("beta_two")])
+    )
+    assert cli.main(["specs", "-o", "out"]) == 0
+    assert reuses == [False, True] and calls == []
+    (project / "specs" / "beta.json").write_text(json.dumps([_tool("beta")]))
+    assert (
+        _same_as_a_full_build(capsys)[0] == 0
+    )  # a tool less: the init is rendered again
+    assert reuses[2] is True and calls == [1, 1]

@@ -152,7 +152,11 @@ class PlanBuilder:
         }
         for label, names, got in claims:
             scope = scopes[label]
-            now = scope.has(names[0]) if type(got) is bool else scope.claim(*names)
+            # claimed as the module's own build did, but not logged: the module keeps its recorded log
+            if type(got) is bool:
+                now: str | bool = names[0] in scope.taken
+            else:
+                now = Scope.claim(scope, *names)
             if now != got:
                 raise ReplayMismatch(label, names)
 
