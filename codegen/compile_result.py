@@ -21,4 +21,4 @@ class CompileResult:
     parts: dict[str, Any] | None = None
     reused: bool = False  # whether this result reused a previous build's outputs
     # the files of OUT the compile read (checked against the rebuild record): the writer need not read them again
-    known: dict[str, bytes] = field(default_factory=dict)
+    known: dict[str, tuple[bytes, str]] = field(default_factory=dict)  # with sha256

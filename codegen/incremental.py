@@ -27,7 +27,13 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .backends.python import python_units, runtime_files
-from .backends.schemas import ExportSpans, dump_json, join_export, tool_fragment
+from .backends.schemas import (
+    ExportSpans,
+    dump_json,
+    join_export,
+    tiles,
+    tool_fragment,
+)
 from .cache import Previous
 from .compile_result import CompileResult
 from .config import EMIT_CHOICES
@@ -262,7 +268,9 @@ def compile_changed(
     result = CompileResult(files, diags, previous.read, previous.ignored)
     result.tools = len(plan.tools)
     result.sources = list(previous.sources)
-    result.known = previous.out_files
+    result.known = {
+        rel: (data, record.files[rel][0]) for rel, data in previous.out_files.items()
+    }
     every = {**reused, **builder.parts}
     result.parts = parts_document(
         now, {rel: every[rel] for rel, _ in now}, new_spans, init_key(plan)
@@ -320,9 +328,8 @@ def _files(
         names = exports.export_names([tool.name for tool in plan.tools], flavour)
         before = kept(f"schemas/{file_name}")
         # the recorded places must tile the file exactly (a damaged record is caught here, not copied from)
-        old = sorted(spans[flavour].items())
-        tiled = [(tool, name, before[start:end]) for tool, (name, start, end) in old]
-        if join_export(flavour, tiled)[0] != before:
+        places = [(start, end) for _, (_, start, end) in sorted(spans[flavour].items())]
+        if not tiles(flavour, before, places):
             raise Unusable
         entries = []
         for tool in sorted(plan.tools, key=lambda t: t.name):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import functools
 import errno
 import hashlib
 import json
@@ -37,6 +38,7 @@ MAX_LISTED_ENTRIES = (
 )
 
 _HEX_DIGEST = re.compile(r"[0-9a-f]{64}")
+_ascii = json.encoder.encode_basestring_ascii  # json.dumps of a string (ensure_ascii)
 _PATH_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -68,15 +70,27 @@ def manifest_text(
     `digests`: the hashes, when already known."""
     if digests is None:
         digests = {path: digest(text) for path, text in files.items()}
-    listing = {path: {"sha256": digests[path]} for path in sorted(files)}
-    manifest = {"generator": "codegen", "version": __version__, "files": listing}
-    return json.dumps(manifest, indent=2) + "\n"
+    # json.dumps(manifest, indent=2), written out: the indenting encoder is pure Python, and slow at this size
+    listing = ",".join(
+        f'\n    {_ascii(path)}: {{\n      "sha256": {_ascii(digests[path])}\n    }}'
+        for path in sorted(files)
+    )
+    files_text = f"{{{listing}\n  }}" if files else "{}"
+    head = f'{{\n  "generator": "codegen",\n  "version": {_ascii(__version__)},\n'
+    return f'{head}  "files": {files_text}\n}}\n'
 
 
 def path_problem(rel: object) -> str | None:
     """Why `rel` is not a plain relative POSIX path in normal form inside OUT (None if it is one)."""
     if not isinstance(rel, str) or not rel:
         return "not a non-empty string"
+    return _str_path_problem(
+        str(rel)
+    )  # the same paths are checked again and again in one build
+
+
+@functools.lru_cache(maxsize=65536)
+def _str_path_problem(rel: str) -> str | None:
     if _PATH_CONTROL.search(rel):
         return "it holds a control character"
     if "\\" in rel:
@@ -330,8 +344,11 @@ def encode_all(files: dict[str, str]) -> dict[str, bytes]:
     return _encode_all(files)[0]
 
 
-def _encode_all(files: dict[str, str]) -> tuple[dict[str, bytes], dict[str, str]]:
-    """encode_all, and the sha256 of every file (the manifest included)."""
+def _encode_all(
+    files: dict[str, str], known: Mapping[str, tuple[bytes, str]] | None = None
+) -> tuple[dict[str, bytes], dict[str, str]]:
+    """encode_all, and the sha256 of every file (the manifest included); `known`: bytes already hashed."""
+    known = known or {}
     encoded: dict[str, bytes] = {}
     digests: dict[str, str] = {}
     for rel, text in files.items():
@@ -346,7 +363,11 @@ def _encode_all(files: dict[str, str]) -> tuple[dict[str, bytes], dict[str, str]
             raise WriteError(
                 f"cannot write {shown(rel)}: its text is not valid Unicode ({exc.reason} at {exc.start})"
             ) from None
-        digests[rel] = hashlib.sha256(data).hexdigest()
+        same = known.get(rel)
+        if same is not None and same[0] == data:
+            digests[rel] = same[1]
+        else:
+            digests[rel] = hashlib.sha256(data).hexdigest()
     manifest = encoded[MANIFEST] = manifest_text(files, digests).encode("utf-8")
     digests[MANIFEST] = hashlib.sha256(manifest).hexdigest()
     return encoded, digests
@@ -356,19 +377,20 @@ def write_output(
     out: Path,
     files: dict[str, str],
     diags: Diagnostics | None = None,
-    known: Mapping[str, bytes] | None = None,
+    known: Mapping[str, tuple[bytes, str]] | None = None,
 ) -> WriteReport:
     """Make OUT hold exactly `files` (and the manifest): every target and every deletion is checked before
     anything changes, so a refusal leaves OUT untouched. `known`: files of OUT just read (through this
-    module, checked against the rebuild record), which need not be read again."""
+    module, checked against the rebuild record) and their sha256, which need not be read or hashed again.
+    """
     diags = diags if diags is not None else Diagnostics()
-    encoded, digests = _encode_all(files)
+    encoded, digests = _encode_all(files, known)
     folder = OutputFolder(out)
     previous = folder.manifest(diags)
     known = known or {}
     report, changes = WriteReport(), {}
     for rel, data in sorted(encoded.items()):
-        have = known[rel] if rel in known else folder.read(rel, len(data))
+        have = known[rel][0] if rel in known else folder.read(rel, len(data))
         if have == data:
             if rel != MANIFEST:
                 report.unchanged.append(rel)

@@ -77,6 +77,21 @@ def join_export(
     return "".join(parts), spans
 
 
+def tiles(flavour: str, text: str, places: list[tuple[int, int]]) -> bool:
+    """Whether `places` (start, end), in order, are the entries of an export file `text` as `join_export`
+    frames them: what lies between them is the frame, exactly."""
+    first, between, last, empty = _FRAMES[flavour]
+    if not places:
+        return text == empty
+    at = 0
+    for index, (start, end) in enumerate(places):
+        lead = first if index == 0 else between
+        if start != at + len(lead) or end < start or not text.startswith(lead, at):
+            return False
+        at = end
+    return len(text) == at + len(last) and text.endswith(last)
+
+
 def render_exports(plan: PackagePlan) -> tuple[dict[str, str], ExportSpans]:
     """Every tool in the formats LLM APIs take (`schemas/tools.*`), and where each tool stands in them."""
     files: dict[str, str] = {}
