@@ -114,7 +114,8 @@ def _compile(
         return result
     result.tools = len(plan.tools)
     # The JSON files are rendered beside the Python files, in a child process when a core is free for it.
-    json_files = in_background(len(plan.tools), partial(_json_files, plan))
+    work = len(plan.tools) + sum(len(m.fields) for p in plan.modules for m in p.models)
+    json_files = in_background(work, partial(_json_files, plan))
     files = _python_files(plan)
     files.update(runtime_files(plan))
     files["py.typed"] = ""

@@ -19,8 +19,8 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 # Forking costs a few milliseconds and the child's result must be sent back: below this much work (a caller's
-# measure, such as tools), the parent does it itself.
-MIN_WORK = 200
+# measure: the compiler counts tools and model fields, about 1,800 for 200 bench tools), the parent does it.
+MIN_WORK = 1000
 
 
 def _spare_core() -> bool:
