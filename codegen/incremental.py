@@ -49,7 +49,7 @@ from .passes.build_plan import (
     module_path,
 )
 from .passes.check_schemas import check_schemas
-from .passes.resolve import apply_prefixes, build_namespace
+from .passes.resolve import Program, apply_prefixes, build_namespace
 from .plan import PackagePlan
 from .runtime import exports
 from .sources import load_source
@@ -221,38 +221,9 @@ def compile_changed(
     dirty = changed | {rel for rel, parts in modules.items() if parts.deps & changed}
     needed = dirty | {rel for rel, parts in modules.items() if parts.entity_claims}
     diags = Diagnostics()
-    parsed: list[SpecModule] = []
-    for display, rel, sha in previous.sources:
-        if rel not in needed:
-            continue
-        source = load_source(Path(display), Path(rel), diags)
-        front_end = route(Path(display))
-        if source is None or front_end is None:
-            return None
-        if _sha(source.text) != sha:
-            return None  # changed since it was scanned
-        try:
-            parsed.append(front_end(source, diags))
-        except (SpecError, RecursionError):
-            return None
-    parsed = apply_prefixes(parsed, prefixes)
-    dropped: list[Any] = []
-    parsed = check_schemas(parsed, diags, trusted=needed - dirty, dropped=dropped)
-    if dropped or len(diags):
-        return None
-    program = build_namespace(parsed, diags)
-    names = Counter(
-        name
-        for rel, parts in modules.items()
-        if rel not in needed
-        for name in (
-            *(entity for entity, _ in parts.entity_claims),
-            *(tool[0] for tool in parts.tools),
-        )
-    )
-    names.update([*program.entities, *program.tools])
-    if len(diags) or any(count > 1 for count in names.values()):
-        return None  # a duplicate name: a full compile reports it
+    program = _namespace(previous, needed, dirty, prefixes, diags)
+    if program is None or len(diags) or _duplicates(modules, needed, program):
+        return None  # a full compile reports the problem
     reused = {rel: parts for rel, parts in modules.items() if rel not in dirty}
     builder = PlanBuilder(program, diags, reused, [rel for rel, _ in order])
     try:
@@ -276,6 +247,54 @@ def compile_changed(
         now, {rel: every[rel] for rel, _ in now}, new_spans, init_key(plan)
     )
     return result
+
+
+def _namespace(
+    previous: Previous,
+    needed: set[str],
+    dirty: set[str],
+    prefixes: Mapping[Path, str],
+    diags: Diagnostics,
+) -> Program | None:
+    """The namespace of the spec files `needed`, read again (those not `dirty` trusted as checked); None
+    when one cannot be read as it was scanned."""
+    parsed: list[SpecModule] = []
+    for display, rel, sha in previous.sources:
+        if rel not in needed:
+            continue
+        source = load_source(Path(display), Path(rel), diags)
+        front_end = route(Path(display))
+        if source is None or front_end is None:
+            return None
+        if _sha(source.text) != sha:
+            return None  # changed since it was scanned
+        try:
+            parsed.append(front_end(source, diags))
+        except (SpecError, RecursionError):
+            return None
+    parsed = apply_prefixes(parsed, prefixes)
+    dropped: list[Any] = []
+    parsed = check_schemas(parsed, diags, trusted=needed - dirty, dropped=dropped)
+    if dropped or len(diags):
+        return None
+    return build_namespace(parsed, diags)
+
+
+def _duplicates(
+    modules: Mapping[str, ModuleParts], needed: set[str], program: Program
+) -> bool:
+    """Whether a name is defined twice: in the files read again, or there and in one not read."""
+    names = Counter(
+        name
+        for rel, parts in modules.items()
+        if rel not in needed
+        for name in (
+            *(entity for entity, _ in parts.entity_claims),
+            *(tool[0] for tool in parts.tools),
+        )
+    )
+    names.update([*program.entities, *program.tools])
+    return any(count > 1 for count in names.values())
 
 
 def _sha(text: str) -> str:
