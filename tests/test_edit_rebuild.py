@@ -282,3 +282,22 @@ def test_an_edit_that_leaves_the_package_init_as_it_was_does_not_render_it(
         _same_as_a_full_build(capsys)[0] == 0
     )  # a tool less: the init is rendered again
     assert reuses[2] is True and calls == [1, 1]
+
+
+def test_an_edit_under_prefixes_matches_a_full_build(
+    project: Path, reuses: list[bool], capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("github", "gitlab"):
+        folder = project / "specs" / name
+        folder.mkdir()
+        (folder / "tools.json").write_text(json.dumps([_tool("search")]))
+    prefixes = ["--prefix", "specs/github=gh", "--prefix", "specs/gitlab=gl"]
+    assert cli.main(["specs", "-o", "out", *prefixes]) == 0
+    (project / "specs" / "gitlab" / "tools.json").write_text(
+        json.dumps([_tool("search", "Edited."), _tool("issues")])
+    )
+    assert cli.main(["specs", "-o", "out", *prefixes]) == 0
+    assert reuses == [False, True]
+    assert cli.main(["specs", "-o", "fresh", "--no-cache", *prefixes]) == 0
+    assert _tree(project / "out") == _tree(project / "fresh")
+    assert "gl__issues" in (project / "out" / "schemas" / "tools.mcp.json").read_text()
