@@ -1,7 +1,7 @@
 """Compile-time benchmark: N synthetic tool definitions; a first build, a no-op and a one-edit rebuild.
 
     python bench/run.py                 # N = 100 and 1000, and a profile of the first build of 1000
-    python bench/run.py --large         # N = 10,000 too (takes minutes)
+    python bench/run.py --large         # N = 10,000 too, and one tool of 100,000 properties (minutes)
     python bench/run.py --sizes 5000    # other sizes
 
 Each size is built in a fresh temporary folder, through the command line's code path (`codegen SPECS -o OUT`,
@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from codegen import cache, cli  # noqa: E402
+from codegen import cache, cli, parallel  # noqa: E402
 from codegen.compiler import compile_specs  # noqa: E402
 from codegen.writer import write_output  # noqa: E402
 
@@ -138,12 +138,22 @@ def _build(specs: Path, out: Path) -> float:
     return elapsed
 
 
-def _process(specs: Path, out: Path) -> float:
+def _process(specs: Path, out: Path, *extra: str) -> float:
     """The same as a separate `python -m codegen` process (interpreter start-up and imports included)."""
     start = time.perf_counter()
     command = [sys.executable, "-m", "codegen", str(specs), "-o", str(out), "-q"]
-    subprocess.run(command, check=True, cwd=ROOT)
+    subprocess.run(command + list(extra), check=True, cwd=ROOT)
     return time.perf_counter() - start
+
+
+def _peak_mb(specs: Path, out: Path) -> float:
+    """The peak memory (resident set) of a first build as a process of its own, in MB."""
+    command = [sys.executable, "-m", "codegen", str(specs), "-o", str(out), "-q"]
+    process = subprocess.Popen(command + ["--no-cache"], cwd=ROOT)
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    assert process.returncode == 0, f"codegen exited with {process.returncode}"
+    return usage.ru_maxrss / 1024  # kilobytes on Linux
 
 
 def bench(count: int) -> dict[str, Any]:
@@ -161,6 +171,7 @@ def bench(count: int) -> dict[str, Any]:
             edited.read_text().replace("Synthetic tool 0.", "Synthetic tool 0, edited.")
         )
         one = _build(specs, out)
+        peak = _peak_mb(specs, Path(tmp) / "fresh")
         lines = sum(
             len(p.read_bytes().splitlines()) for p in out.rglob("*.py") if p.is_file()
         )
@@ -172,7 +183,27 @@ def bench(count: int) -> dict[str, Any]:
             "noop": noop,
             "noop_process": noop_process,
             "one": one,
+            "peak_mb": peak,
         }
+
+
+def wide(properties: int) -> tuple[float, float]:
+    """A first build of one tool with `properties` properties (of every kind), as a process of its own: its
+    time and peak memory (MB)."""
+    rng = random.Random(11)
+    parameters = {
+        "type": "object",
+        "properties": {f"p_{i}": _property(rng, 2) for i in range(properties)},
+    }
+    tool = {"name": "wide", "description": "Many properties.", "parameters": parameters}
+    with tempfile.TemporaryDirectory() as tmp:
+        specs = Path(tmp) / "specs"
+        specs.mkdir()
+        # compact: 100,000 properties stay under the 8 MiB a spec file may have
+        (specs / "wide.json").write_text(json.dumps([tool], separators=(",", ":")))
+        start = time.perf_counter()
+        peak = _peak_mb(specs, Path(tmp) / "out")
+        return time.perf_counter() - start, peak
 
 
 def profile(count: int, top: int = 12) -> None:
@@ -180,6 +211,9 @@ def profile(count: int, top: int = 12) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         specs, out = Path(tmp) / "specs", Path(tmp) / "out"
         make_specs(specs, count)
+        parallel.MIN_WORK = (
+            sys.maxsize
+        )  # every stage in this process, where the profiler sees it
         profiler = cProfile.Profile()
         profiler.enable()
         result = compile_specs([specs])
@@ -192,7 +226,7 @@ def profile(count: int, top: int = 12) -> None:
     stages: dict[str, float] = {}
     for (filename, _, name), (_, _, _, _, callers) in raw.items():
         for (caller_file, _, caller), timing in callers.items():
-            if caller == "compile_specs" and caller_file.endswith("compiler.py"):
+            if caller == "_compile" and caller_file.endswith("compiler.py"):
                 stage = f"{_short(filename)}:{name}"
                 stages[stage] = stages.get(stage, 0.0) + timing[3]
     for (filename, _, name), entry in raw.items():
@@ -241,14 +275,29 @@ def main() -> None:
     print(
         f"{'tools':>6} {'spec files':>10} {'output lines':>12} {'first s':>8} {'tools/s':>8}"
         f" {'no-op s':>8} {'no-op %':>8} {'no-op process s':>15} {'one edit s':>10} {'one edit %':>10}"
+        f" {'peak MB':>8}"
     )
+    rows = []
     for count in sizes:
         row = bench(count)
+        rows.append(row)
         first = row["first"]
         print(
             f"{row['tools']:>6} {row['spec_files']:>10} {row['output_lines']:>12} {first:>8.2f}"
             f" {row['tools'] / first:>8.1f} {row['noop']:>8.3f} {100 * row['noop'] / first:>7.1f}%"
             f" {row['noop_process']:>15.2f} {row['one']:>10.2f} {100 * row['one'] / first:>9.1f}%"
+            f" {row['peak_mb']:>8.0f}"
+        )
+    if args.large:
+        seconds, peak = wide(100_000)
+        print(
+            f"one tool of 100,000 properties: a first build (a process) {seconds:.1f} s, peak {peak:.0f} MB"
+        )
+    for base, top in zip(rows, rows[1:]):
+        scale = top["tools"] / base["tools"]
+        print(
+            f"a first build of {top['tools']} tools takes {top['first'] / base['first']:.1f}x the time of"
+            f" {base['tools']} ({scale:g}x the tools)"
         )
     if args.profile:
         profile(args.profile)

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .diagnostics import Diagnostics, printable
@@ -34,8 +35,8 @@ from .sources import MAX_SPEC_BYTES, discover
 from .spec_bytes import UnreadableSpec, read_spec_bytes
 from .writer import OutputFolder, WriteError
 
-FORMAT = 1
-MAX_RECORD_BYTES = 64 * 1024 * 1024
+FORMAT = 2
+MAX_RECORD_BYTES = 256 * 1024 * 1024
 _READ_FLAGS = (
     os.O_RDONLY
     | getattr(os, "O_NOFOLLOW", 0)
@@ -129,7 +130,8 @@ Source = tuple[
 ]  # (path as shown, path below its spec root, sha256 of its bytes)
 
 
-def input_digest(settings: Settings, sources: Iterable[Source]) -> str:
+def input_digest(settings: Settings, sources: Iterable[Source] | None) -> str:
+    """The digest of every input of a build; with `sources` None, of everything but the spec files."""
     document = {
         "codegen": codegen_digest(),
         "cwd": os.fsdecode(os.getcwd()),
@@ -140,10 +142,15 @@ def input_digest(settings: Settings, sources: Iterable[Source]) -> str:
             settings.strict,
             settings.prefixes,
         ],
-        "sources": list(sources),
+        "sources": list(sources) if sources is not None else None,
     }
     text = json.dumps(document, ensure_ascii=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def base_digest(settings: Settings) -> str:
+    """The digest of a build's inputs but the spec files: a record made under another one is of no use."""
+    return input_digest(settings, None)
 
 
 def scan(
@@ -178,6 +185,10 @@ class Record:
     warnings: int = 0
     folded: list[str] = field(default_factory=list)  # the diagnostics as printed
     every: list[str] = field(default_factory=list)  # ... and with -v (nothing folded)
+    # For a rebuild after an edit (codegen/incremental.py): base_digest of the build, and what each spec file's
+    # compile left (read defensively there: anything unexpected only means a full compile).
+    base: str = ""
+    parts: Any = None
 
     def to_json(self) -> str:
         return json.dumps(
@@ -189,7 +200,10 @@ class Record:
                 "warnings": self.warnings,
                 "folded": self.folded,
                 "every": self.every,
-            }
+                "base": self.base,
+                "parts": self.parts,
+            },
+            separators=(",", ":"),
         )
 
     @classmethod
@@ -212,12 +226,15 @@ class Record:
                 doc["warnings"],
                 doc["folded"],
                 doc["every"],
+                doc["base"],
+                doc["parts"],
             )
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None
         lines_ok = all(isinstance(line, str) for line in record.folded + record.every)
         counts_ok = type(record.tools) is int and type(record.warnings) is int
-        if not (isinstance(record.inputs, str) and lines_ok and counts_ok):
+        digests_ok = isinstance(record.inputs, str) and isinstance(record.base, str)
+        if not (digests_ok and lines_ok and counts_ok):
             return None
         return record
 
@@ -248,42 +265,80 @@ def load(out: Path) -> Record | None:
     return Record.from_json(data)
 
 
+def out_contents(
+    out: Path, files: Mapping[str, tuple[str, int]]
+) -> dict[str, bytes] | None:
+    """The bytes of every file the record lists, when OUT holds them all as recorded (read without following
+    links); None otherwise."""
+    contents: dict[str, bytes] = {}
+    try:
+        found = OutputFolder(out).read_many(
+            {rel: size for rel, (_, size) in files.items()}
+        )
+        for rel, (sha, size) in files.items():
+            data = found[rel]
+            if data is None or len(data) != size:
+                return None
+            if hashlib.sha256(data).hexdigest() != sha:
+                return None
+            contents[rel] = data
+    except (WriteError, OSError, ValueError):
+        return None
+    return contents
+
+
 def out_matches(out: Path, files: Mapping[str, tuple[str, int]]) -> bool:
     """Whether every file the record lists is in OUT with the recorded bytes, read without following links."""
-    folder = OutputFolder(out)
-    try:
-        for rel, (sha, size) in files.items():
-            data = folder.read(rel, size)
-            if data is None or len(data) != size:
-                return False
-            if hashlib.sha256(data).hexdigest() != sha:
-                return False
-    except (WriteError, OSError, ValueError):
-        return False
-    return True
+    return out_contents(out, files) is not None
 
 
-def up_to_date(
-    settings: Settings, specs: list[Path], out: Path
-) -> tuple[Record, list[str], list[str]] | None:
-    """The record, and the files read and ignored, when a build would change nothing; None otherwise (also
-    when anything about the cache fails: it is an optimisation, never a reason to stop).
-    """
+@dataclass
+class Previous:
+    """The last build into OUT, as far as it can be trusted: its record, and OUT's files as that build left
+    them (checked against the record); with the spec files a build would read now."""
+
+    record: Record
+    out_files: dict[str, bytes]
+    sources: list[Source]
+    read: list[str]
+    ignored: list[str]
+    inputs: str  # input_digest of a build now
+
+    @property
+    def unchanged(self) -> bool:
+        """Whether the build would change nothing."""
+        return self.record.inputs == self.inputs
+
+
+def previous_build(settings: Settings, specs: list[Path], out: Path) -> Previous | None:
+    """The last build into OUT when it was made with the same settings and codegen and OUT still holds what
+    it wrote; None otherwise (also when anything about the cache fails: it is an optimisation, never a reason
+    to stop)."""
     try:
         record = load(out)
-        if record is None:
+        if record is None or record.base != base_digest(settings):
             return None
         scanned = scan(specs, out)
         if scanned is None:
             return None
         sources, read, ignored = scanned
-        if input_digest(settings, sources) != record.inputs:
+        contents = out_contents(out, record.files)
+        if contents is None:
             return None
-        if not out_matches(out, record.files):
-            return None
+        inputs = input_digest(settings, sources)
     except Exception:  # noqa: BLE001  (a broken cache only costs a full compile)
         return None
-    return record, read, ignored
+    return Previous(record, contents, sources, read, ignored, inputs)
+
+
+def up_to_date(
+    settings: Settings, specs: list[Path], out: Path
+) -> tuple[Record, list[str], list[str]] | None:
+    """The record, and the files read and ignored, when a build would change nothing; None otherwise."""
+    previous = previous_build(settings, specs, out)
+    if previous is None or not previous.unchanged:
+        return None
+    return previous.record, previous.read, previous.ignored
 
 
 def store(out: Path, record: Record) -> None:

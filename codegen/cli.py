@@ -204,10 +204,9 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     key = cache.Settings.of(
         settings.specs, out, settings.emit, settings.strict, settings.prefixes
     )
-    if use_cache:
-        hit = cache.up_to_date(key, settings.specs, out)
-        if hit is not None:
-            return _up_to_date(out, *hit, args)
+    previous = cache.previous_build(key, settings.specs, out) if use_cache else None
+    if previous is not None and previous.unchanged:
+        return _up_to_date(out, previous.record, previous.read, previous.ignored, args)
     from .compiler import compile_specs  # not imported at all when nothing changed
 
     result = compile_specs(
@@ -216,6 +215,7 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
         emit=settings.emit,
         prefixes=settings.prefixes,
         ref_map=settings.ref_map,
+        previous=previous,
     )
     diags = result.diagnostics
     problems = diags.sorted()
@@ -240,7 +240,7 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     try:
         if args.check:
             return _check(out, files, output_diags, quiet=args.quiet)
-        report = write_output(out, files, output_diags)
+        report = write_output(out, files, output_diags, result.known)
     except WriteError as exc:  # found before anything was changed
         print(f"codegen: error: {exc}; {out} left unchanged", file=sys.stderr)
         return 1
@@ -257,6 +257,8 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
             warnings,
             render_all(problems, fold=True),
             render_all(problems, fold=False),
+            cache.base_digest(key),
+            result.parts,
         )
         cache.store(out, record)
     if args.verbose:

@@ -4,35 +4,31 @@ from __future__ import annotations
 
 import gc
 import hashlib
+from functools import partial
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .backends.python import python_units, runtime_files
-from .backends.schemas import render_exports, render_schemas
+from .backends.schemas import ExportSpans, render_exports, render_schemas
+from .compile_result import CompileResult
 from .diagnostics import Diagnostics, SpecError
 from .formatting import format_all
 from .frontends import route
+from .incremental import compile_changed, init_key, parts_document
+from .parallel import in_background
 from .remotes import RemoteDocuments
 from .sources import discover, load_source
 from .config import EMIT_CHOICES
 from .ir import Entity, SpecModule, Tool
-from .passes.build_plan import build_plan
+from .passes.build_plan import PlanBuilder
 from .passes.bundle import bundler_for
 from .passes.check_schemas import check_schemas
 from .passes.resolve import apply_prefixes, build_namespace
 from .plan import PackagePlan
 
-
-@dataclass
-class CompileResult:
-    files: dict[str, str] | None  # None when the specs have errors
-    diagnostics: Diagnostics
-    read: list[str] = field(default_factory=list)
-    ignored: list[str] = field(default_factory=list)
-    tools: int = 0  # tools in the package (the summary line), whatever --emit writes
-    # every spec compiled: (path as shown, path below its root, sha256 of the bytes read), for the rebuild record
-    sources: list[tuple[str, str, str]] = field(default_factory=list)
+if TYPE_CHECKING:
+    from .cache import Previous
 
 
 def compile_specs(
@@ -41,15 +37,25 @@ def compile_specs(
     emit: tuple[str, ...] = EMIT_CHOICES,
     prefixes: Mapping[Path, str] | None = None,
     ref_map: Mapping[str, Path] | None = None,
+    previous: Previous | None = None,
 ) -> CompileResult:
-    """Compile `specs` into the files of OUT (in memory). Nothing from a previous build is reused or trusted:
-    OUT's contents are not input to a compile, so they can neither skip a check nor keep content.
+    """Compile `specs` into the files of OUT (in memory). With `previous` (the last build into OUT, checked
+    by the rebuild record), the spec files unchanged since then and not depending on a changed one keep
+    their outputs when that gives exactly what a full compile would (codegen/incremental.py); otherwise
+    nothing from a previous build is reused or trusted.
     """
     # A compile builds a large graph of objects that all live until it ends: the cyclic collector would walk
     # them again and again (the growing share of a 100,000-property spec's time) and free nothing.
     collecting = gc.isenabled()
     gc.disable()
     try:
+        if (
+            previous is not None and not ref_map
+        ):  # (a mapped remote document may change unseen)
+            result = compile_changed(previous, emit, prefixes or {})
+            if result is not None:
+                result.reused = True
+                return result
         return _compile(specs, exclude, emit, prefixes, ref_map or {})
     finally:
         if collecting:
@@ -107,21 +113,36 @@ def _compile(
     from .frontends.brimley import link
 
     link(program, diags)
-    plan = build_plan(
-        program, diags
+    builder = PlanBuilder(program, diags)
+    plan = (
+        builder.build()
     )  # even after errors, so that every problem is reported in one run
     if diags.has_errors:
         return result
     result.tools = len(plan.tools)
+    # The JSON files are rendered beside the Python files, in a child process when a core is free for it.
+    work = len(plan.tools) + sum(len(m.fields) for p in plan.modules for m in p.models)
+    json_files = in_background(work, partial(_json_files, plan))
     files = _python_files(plan)
     files.update(runtime_files(plan))
     files["py.typed"] = ""
-    files.update(render_schemas(plan))
-    files.update(render_exports(plan))
+    schemas, spans = json_files()
+    files.update(schemas)
     result.files = {
         path: text for path, text in sorted(files.items()) if _emitted(path, emit)
     }
+    if len(builder.parts) == len(result.sources):  # every spec file has its module
+        order = [(rel, sha) for _, rel, sha in result.sources]
+        result.parts = parts_document(order, builder.parts, spans, init_key(plan))
     return result
+
+
+def _json_files(plan: PackagePlan) -> tuple[dict[str, str], ExportSpans]:
+    """The schema files and the export files, and where each tool stands in the latter."""
+    files = render_schemas(plan)
+    exported, spans = render_exports(plan)
+    files.update(exported)
+    return files, spans
 
 
 def _python_files(plan: PackagePlan) -> dict[str, str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import functools
 import errno
 import hashlib
 import json
@@ -20,7 +21,7 @@ import posixpath
 import re
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +38,8 @@ MAX_LISTED_ENTRIES = (
 )
 
 _HEX_DIGEST = re.compile(r"[0-9a-f]{64}")
+_ascii = json.encoder.encode_basestring_ascii  # json.dumps of a string (ensure_ascii)
+_PATH_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -60,18 +63,35 @@ def digest(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
-def manifest_text(files: dict[str, str]) -> str:
-    """Every generated file with its content hash (relative paths, so the manifest is the same everywhere)."""
-    listing = {path: {"sha256": digest(files[path])} for path in sorted(files)}
-    manifest = {"generator": "codegen", "version": __version__, "files": listing}
-    return json.dumps(manifest, indent=2) + "\n"
+def manifest_text(
+    files: dict[str, str], digests: Mapping[str, str] | None = None
+) -> str:
+    """Every generated file with its content hash (relative paths, so the manifest is the same everywhere);
+    `digests`: the hashes, when already known."""
+    if digests is None:
+        digests = {path: digest(text) for path, text in files.items()}
+    # json.dumps(manifest, indent=2), written out: the indenting encoder is pure Python, and slow at this size
+    listing = ",".join(
+        f'\n    {_ascii(path)}: {{\n      "sha256": {_ascii(digests[path])}\n    }}'
+        for path in sorted(files)
+    )
+    files_text = f"{{{listing}\n  }}" if files else "{}"
+    head = f'{{\n  "generator": "codegen",\n  "version": {_ascii(__version__)},\n'
+    return f'{head}  "files": {files_text}\n}}\n'
 
 
 def path_problem(rel: object) -> str | None:
     """Why `rel` is not a plain relative POSIX path in normal form inside OUT (None if it is one)."""
     if not isinstance(rel, str) or not rel:
         return "not a non-empty string"
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in rel):
+    return _str_path_problem(
+        str(rel)
+    )  # the same paths are checked again and again in one build
+
+
+@functools.lru_cache(maxsize=65536)
+def _str_path_problem(rel: str) -> str | None:
+    if _PATH_CONTROL.search(rel):
         return "it holds a control character"
     if "\\" in rel:
         return "it holds a backslash"
@@ -167,19 +187,44 @@ class OutputFolder:
         with self._parent(rel) as found:
             if found is None:
                 return None
-            folder, name = found
-            try:
-                fd = os.open(name, _READ_FLAGS, dir_fd=folder)
-            except FileNotFoundError:
-                return None
-            except OSError as exc:
-                if exc.errno in _LINK_ERRORS:
-                    raise WriteError(self._not_a_file(rel)) from None
-                raise
-            with os.fdopen(fd, "rb") as handle:
-                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                    raise WriteError(self._not_a_file(rel))
-                return handle.read(limit + 1)
+            return self._read_in(found[0], found[1], rel, limit)
+
+    def read_many(self, limits: dict[str, int]) -> dict[str, bytes | None]:
+        """`read` of many files (rel -> limit), each folder on the way opened once for all the files in it."""
+        by_folder: dict[str, list[str]] = {}
+        for rel in limits:
+            by_folder.setdefault(posixpath.dirname(rel), []).append(rel)
+        contents: dict[str, bytes | None] = {}
+        for rels in by_folder.values():
+            with self._parent(rels[0]) as found:
+                for rel in rels:
+                    problem = path_problem(rel)
+                    if problem is not None:
+                        raise WriteError(
+                            f"refusing the path {shown(str(rel))}: {problem}"
+                        )
+                    contents[rel] = (
+                        None
+                        if found is None
+                        else self._read_in(
+                            found[0], posixpath.basename(rel), rel, limits[rel]
+                        )
+                    )
+        return contents
+
+    def _read_in(self, folder: int, name: str, rel: str, limit: int) -> bytes | None:
+        try:
+            fd = os.open(name, _READ_FLAGS, dir_fd=folder)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            if exc.errno in _LINK_ERRORS:
+                raise WriteError(self._not_a_file(rel)) from None
+            raise
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise WriteError(self._not_a_file(rel))
+            return handle.read(limit + 1)
 
     def _not_a_file(self, rel: str) -> str:
         return f"{self.where(rel)} is a symbolic link or not a regular file; codegen does not follow or replace it"
@@ -296,7 +341,16 @@ class WriteReport:
 
 def encode_all(files: dict[str, str]) -> dict[str, bytes]:
     """Every file as UTF-8, before anything is written (a lone surrogate fails the build, not half of it)."""
+    return _encode_all(files)[0]
+
+
+def _encode_all(
+    files: dict[str, str], known: Mapping[str, tuple[bytes, str]] | None = None
+) -> tuple[dict[str, bytes], dict[str, str]]:
+    """encode_all, and the sha256 of every file (the manifest included); `known`: bytes already hashed."""
+    known = known or {}
     encoded: dict[str, bytes] = {}
+    digests: dict[str, str] = {}
     for rel, text in files.items():
         problem = path_problem(rel)
         if problem is not None or rel == MANIFEST:
@@ -304,27 +358,39 @@ def encode_all(files: dict[str, str]) -> dict[str, bytes]:
                 f"refusing to generate {shown(rel)}: {problem or 'reserved name'}"
             )
         try:
-            encoded[rel] = text.encode("utf-8")
+            data = encoded[rel] = text.encode("utf-8")
         except UnicodeEncodeError as exc:
             raise WriteError(
                 f"cannot write {shown(rel)}: its text is not valid Unicode ({exc.reason} at {exc.start})"
             ) from None
-    encoded[MANIFEST] = manifest_text(files).encode("utf-8")
-    return encoded
+        same = known.get(rel)
+        if same is not None and same[0] == data:
+            digests[rel] = same[1]
+        else:
+            digests[rel] = hashlib.sha256(data).hexdigest()
+    manifest = encoded[MANIFEST] = manifest_text(files, digests).encode("utf-8")
+    digests[MANIFEST] = hashlib.sha256(manifest).hexdigest()
+    return encoded, digests
 
 
 def write_output(
-    out: Path, files: dict[str, str], diags: Diagnostics | None = None
+    out: Path,
+    files: dict[str, str],
+    diags: Diagnostics | None = None,
+    known: Mapping[str, tuple[bytes, str]] | None = None,
 ) -> WriteReport:
     """Make OUT hold exactly `files` (and the manifest): every target and every deletion is checked before
-    anything changes, so a refusal leaves OUT untouched."""
+    anything changes, so a refusal leaves OUT untouched. `known`: files of OUT just read (through this
+    module, checked against the rebuild record) and their sha256, which need not be read or hashed again.
+    """
     diags = diags if diags is not None else Diagnostics()
-    encoded = encode_all(files)
+    encoded, digests = _encode_all(files, known)
     folder = OutputFolder(out)
     previous = folder.manifest(diags)
+    known = known or {}
     report, changes = WriteReport(), {}
     for rel, data in sorted(encoded.items()):
-        have = folder.read(rel, len(data))
+        have = known[rel][0] if rel in known else folder.read(rel, len(data))
         if have == data:
             if rel != MANIFEST:
                 report.unchanged.append(rel)
@@ -354,8 +420,7 @@ def write_output(
     ):  # last: until it is written, the old one still lists what may be deleted
         folder.write(MANIFEST, changes[MANIFEST])
     report.files = {
-        rel: (hashlib.sha256(data).hexdigest(), len(data))
-        for rel, data in sorted(encoded.items())
+        rel: (digests[rel], len(data)) for rel, data in sorted(encoded.items())
     }
     return report
 

@@ -7,6 +7,7 @@ applied to the same definitions (`schemas/<tool>.json` is `ToolSpec.definition()
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from typing import Any
 
 from ..plan import PackagePlan
@@ -27,13 +28,84 @@ def render_schemas(plan: PackagePlan) -> dict[str, str]:
     return files
 
 
-def render_exports(plan: PackagePlan) -> dict[str, str]:
-    """Every tool in the formats LLM APIs take (`schemas/tools.*`)."""
+# How each export file frames its tools: (before the first, between two, after the last, the file with none).
+_FRAMES = {
+    "openai": ("[\n  ", ",\n  ", "\n]\n", "[]\n"),
+    "anthropic": ("[\n  ", ",\n  ", "\n]\n", "[]\n"),
+    "mcp": ('{\n  "tools": [\n    ', ",\n    ", "\n  ]\n}\n", '{\n  "tools": []\n}\n'),
+    "xml": ("<tools>\n    ", "\n    ", "\n</tools>\n", "<tools />\n"),
+}
+
+# Where each tool stands in each export file: flavour -> tool name -> (exported name, start, end), offsets in
+# characters; a rebuild copies the tools it did not recompile from there.
+ExportSpans = dict[str, dict[str, tuple[str, int, int]]]
+
+
+def tool_fragment(definition: Any, flavour: str, name: str) -> str:
+    """One tool's entry in its flavour's export file, exactly as it stands there (indented for its place):
+    the file is these entries in its frame, which is what `exports.render_export` writes for all of them.
+    """
+    if flavour == "xml":
+        element = exports.xml_tool(definition)
+        ET.indent(element, space="    ", level=1)
+        return ET.tostring(element, encoding="unicode").replace("\r", "&#13;")
+    if flavour == "mcp":
+        item, indent = exports.mcp_tool(definition), "\n    "
+    else:
+        convert = exports.openai_tool if flavour == "openai" else exports.anthropic_tool
+        item, indent = convert(definition, name), "\n  "
+    # JSON text holds no raw line break but its own: re-indenting it is exact
+    return dump_json(item)[:-1].replace("\n", indent)
+
+
+def join_export(
+    flavour: str, entries: list[tuple[str, str, str]]
+) -> tuple[str, dict[str, tuple[str, int, int]]]:
+    """An export file from its (tool name, exported name, fragment) entries, and where each one stands."""
+    first, between, last, empty = _FRAMES[flavour]
+    if not entries:
+        return empty, {}
+    parts, spans, at = [], {}, 0
+    for index, (tool, exported, fragment) in enumerate(entries):
+        lead = first if index == 0 else between
+        parts.append(lead)
+        at += len(lead)
+        parts.append(fragment)
+        spans[tool] = (exported, at, at + len(fragment))
+        at += len(fragment)
+    parts.append(last)
+    return "".join(parts), spans
+
+
+def tiles(flavour: str, text: str, places: list[tuple[int, int]]) -> bool:
+    """Whether `places` (start, end), in order, are the entries of an export file `text` as `join_export`
+    frames them: what lies between them is the frame, exactly."""
+    first, between, last, empty = _FRAMES[flavour]
+    if not places:
+        return text == empty
+    at = 0
+    for index, (start, end) in enumerate(places):
+        lead = first if index == 0 else between
+        if start != at + len(lead) or end < start or not text.startswith(lead, at):
+            return False
+        at = end
+    return len(text) == at + len(last) and text.endswith(last)
+
+
+def render_exports(plan: PackagePlan) -> tuple[dict[str, str], ExportSpans]:
+    """Every tool in the formats LLM APIs take (`schemas/tools.*`), and where each tool stands in them."""
     files: dict[str, str] = {}
-    definitions = [tool.llm_schema for tool in sorted(plan.tools, key=lambda t: t.name)]
+    spans: ExportSpans = {}
+    tools = sorted(plan.tools, key=lambda t: t.name)
     for flavour, file_name in exports.EXPORT_FILES.items():
         names = exports.export_names([tool.name for tool in plan.tools], flavour)
-        files[f"schemas/{file_name}"] = exports.render_export(
-            definitions, flavour, names
-        )
-    return files
+        entries = [
+            (
+                t.name,
+                names[t.name],
+                tool_fragment(t.llm_schema, flavour, names[t.name]),
+            )
+            for t in tools
+        ]
+        files[f"schemas/{file_name}"], spans[flavour] = join_export(flavour, entries)
+    return files, spans

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -44,29 +46,152 @@ def module_path(rel: PurePosixPath) -> list[str]:
     return [module_name(part) for part in rel.parts[:-1]] + [module_name(name)]
 
 
+# One event of the package-wide namespace: (scope, the names asked for, the name given), or for a test of
+# whether a name is taken (scope, [name], True/False). A module's events in order are its claim log.
+Claim = tuple[str, tuple[str, ...], "str | bool"]
+
+
+class ReplayMismatch(Exception):
+    """A module reused from the last build would now get other names: it has to be compiled again."""
+
+
+class LoggedScope(Scope):
+    """A package-wide scope that notes every claim (and every test of a name) in the current module's log, so
+    that a later build can replay a module it reuses and see whether it would still get the same names.
+    """
+
+    def __init__(self, label: str, log: list[list[Claim]], taken: Any = None) -> None:
+        super().__init__(taken)
+        self.label = label
+        self._log = log  # one shared cell: [the current module's log]
+
+    def claim(self, name: str, *alternatives: str) -> str:
+        got = super().claim(name, *alternatives)
+        self._log[0].append((self.label, (name, *alternatives), got))
+        return got
+
+    def has(self, name: str) -> bool:
+        taken = name in self.taken
+        self._log[0].append((self.label, (name,), taken))
+        return taken
+
+
+@dataclass
+class ModuleParts:
+    """What a build of one spec file left, for reusing it unchanged: its names, its claims on the package's
+    namespace (in order), the spec files whose entities it embeds, and what the package-wide files need.
+    """
+
+    dotted: str
+    path: str
+    entity_claims: list[tuple[str, Claim]] = field(
+        default_factory=list
+    )  # (entity, claim)
+    claims: list[Claim] = field(default_factory=list)
+    deps: set[str] = field(
+        default_factory=set
+    )  # spec files (relative) whose entities it embeds
+    exported: list[str] = field(default_factory=list)
+    models: list[str] = field(default_factory=list)
+    tools: list[tuple[str, str, str | None, bool]] = field(
+        default_factory=list
+    )  # (wire name, function name, config model, has SQL) of each tool
+    resources: bool = False
+
+
+@dataclass
+class ReusedModule(ModulePlan):
+    """A module of the last build, unchanged: only what the package-wide files read of it."""
+
+    exported: list[str] = field(default_factory=list)
+
+    def exported_names(self) -> list[str]:
+        return list(self.exported)
+
+
+def reused_tool(
+    name: str, func: str, config_model: str | None, module: str
+) -> ToolPlan:
+    """A tool of a reused module, as the package-wide files see it (its name, function and config model)."""
+    return ToolPlan(
+        name, func, "", module, None, "", "", None, ANY, None, (), {}, config_model
+    )
+
+
 class PlanBuilder:
-    def __init__(self, program: Program, diags: Diagnostics) -> None:
+    def __init__(
+        self,
+        program: Program,
+        diags: Diagnostics,
+        reused: Mapping[str, ModuleParts] | None = None,
+        order: list[str] | None = None,
+    ) -> None:
+        """`reused`: modules of the last build kept as they are (by spec file, relative), not in `program`;
+        `order`: every spec file (relative) in the order of the build, when some are reused.
+        """
         self.program = program
         self.diags = diags
         self.documents = DocumentBuilder(program, diags)
+        self._log: list[list[Claim]] = [[]]
         # Classes, functions and constants share the package's namespace (`__init__` star-imports them all).
-        self.classes = Scope(RESERVED_NAMES)
-        self.functions = Scope(RESERVED_NAMES)
-        self.prefixes = Scope()
-        self.constants = Scope(RESERVED_NAMES)
+        self.classes = LoggedScope("classes", self._log, RESERVED_NAMES)
+        self.functions = LoggedScope("functions", self._log, RESERVED_NAMES)
+        self.prefixes = LoggedScope("prefixes", self._log)
+        self.constants = LoggedScope("constants", self._log, RESERVED_NAMES)
         self.entity_classes: dict[str, str] = {}
+        self.reused = dict(reused or {})
+        self.order = order
+        self.parts: dict[str, ModuleParts] = (
+            {}
+        )  # what this build leaves for the next one
+
+    def _replay(self, claims: list[Claim]) -> None:
+        scopes = {
+            s.label: s
+            for s in (self.classes, self.functions, self.prefixes, self.constants)
+        }
+        for label, names, got in claims:
+            scope = scopes[label]
+            # claimed as the module's own build did, but not logged: the module keeps its recorded log
+            if type(got) is bool:
+                now: str | bool = names[0] in scope.taken
+            else:
+                now = Scope.claim(scope, *names)
+            if now != got:
+                raise ReplayMismatch(label, names)
 
     def build(self) -> PackagePlan:
-        modules = self._modules()
-        for spec, plan in modules:
+        """The plan of every module; raises ReplayMismatch when a reused module would now get other names."""
+        built = {
+            spec.source.rel.as_posix(): (spec, plan) for spec, plan in self._modules()
+        }
+        order = self.order if self.order is not None else list(built)
+        for rel in order:
+            if rel in self.reused:
+                parts = self.reused[rel]
+                self._log[0] = []
+                self._replay([claim for _, claim in parts.entity_claims])
+                for name, claim in parts.entity_claims:
+                    self.entity_classes[name] = str(claim[2])
+                continue
+            spec, plan = built[rel]
+            parts = self.parts[rel] = ModuleParts(plan.dotted, plan.path)
             for entity in spec.entities:
+                self._log[0] = []
                 self.entity_classes[entity.name] = self.classes.claim(
                     class_name(entity.name)
                 )
-        package = PackagePlan(
-            [plan for _, plan in modules], [], {}, entity_classes=self.entity_classes
-        )
-        for spec, plan in modules:
+                parts.entity_claims.append((entity.name, self._log[0][0]))
+        package = PackagePlan([], [], {}, entity_classes=self.entity_classes)
+        for rel in order:
+            if rel in self.reused:
+                self._reuse(rel, self.reused[rel], package)
+                continue
+            spec, plan = built[rel]
+            package.modules.append(plan)
+            parts = self.parts[rel]
+            self._log[0] = parts.claims
+            self.documents.used = parts.deps
             for entity in spec.entities:
                 self._entity(entity, spec, plan, package)
             for tool in spec.tools:
@@ -80,10 +205,37 @@ class PlanBuilder:
                 package.agents.append(
                     AgentPlan(agent.name, agent.description, agent.tools, metadata)
                 )
+            parts.deps.discard(rel)
+            self._summarise(parts, plan)
+        self._log[0] = []
+        self.documents.used = None
         for plan in package.modules:
             for model in plan.models:
                 package.model_modules[model.class_name] = plan.dotted
         return package
+
+    def _reuse(self, rel: str, parts: ModuleParts, package: PackagePlan) -> None:
+        """Claim a reused module's names again, in order, and add what the package-wide files need of it."""
+        self._log[0] = []
+        self._replay(parts.claims)
+        plan = ReusedModule(parts.dotted, parts.path, rel, exported=parts.exported)
+        plan.tools = [
+            reused_tool(name, func, config, parts.dotted)
+            for name, func, config, _ in parts.tools
+        ]
+        package.modules.append(plan)
+        package.tools.extend(plan.tools)
+        for name in parts.models:
+            package.model_modules[name] = parts.dotted
+
+    @staticmethod
+    def _summarise(parts: ModuleParts, plan: ModulePlan) -> None:
+        parts.exported = plan.exported_names()
+        parts.models = [model.class_name for model in plan.models]
+        parts.tools = [
+            (t.name, t.func, t.config_model, t.sql is not None) for t in plan.tools
+        ]
+        parts.resources = bool(plan.resources)
 
     def _modules(self) -> list[tuple[SpecModule, ModulePlan]]:
         seen: dict[str, Span] = {}
@@ -138,7 +290,7 @@ class PlanBuilder:
     def _prefix(self, name: str) -> str:
         """A tool's model prefix, whose `<prefix>Fn` protocol (named by SPEC §4) no other class has."""
         prefix = self.prefixes.claim(name)
-        while f"{prefix}Fn" in self.classes.taken:
+        while self.classes.has(f"{prefix}Fn"):
             prefix = self.prefixes.claim(name)
         self.classes.claim(f"{prefix}Fn")
         return prefix

@@ -231,6 +231,29 @@ def iter_refs(schema: Any, pointer: str = "") -> Iterator[tuple[JObject, str]]:
             stack.extend((item, f"{at}/{i}") for i, item in enumerate(node))
 
 
+def _ref_nodes(schema: Any) -> list[JObject]:
+    """The objects `iter_refs` yields, in the same order, without building their pointers."""
+    found = []
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        cls = type(node)
+        if cls is JObject or (cls is not JArray and isinstance(node, JObject)):
+            if type(node.get("$ref")) is str:
+                found.append(node)
+            for key in sorted(node, reverse=True):
+                if key in DATA_KEYWORDS:
+                    continue
+                value = node[key]
+                if key in SUBSCHEMA_MAPS and isinstance(value, JObject):
+                    stack.extend(value.values())
+                elif isinstance(value, (JObject, JArray)):
+                    stack.append(value)
+        elif cls is JArray or isinstance(node, JArray):
+            stack.extend(node)
+    return found
+
+
 _IN_PLACE = ("not", "if", "then", "else")
 _IN_PLACE_LISTS = ("allOf", "anyOf", "oneOf")
 
@@ -287,6 +310,8 @@ class DocumentBuilder:
     def __init__(self, program: Program, diags: Diagnostics) -> None:
         self.program = program
         self.diags = diags
+        # when set, the spec files (relative) whose entities the documents built embed (for rebuilds)
+        self.used: set[str] | None = None
 
     def build(
         self, schema: Any, module: SpecModule, own_entity: str | None = None
@@ -307,7 +332,9 @@ class DocumentBuilder:
                 pending.append(name)
             return f"/$defs/{escape_pointer(embedded[name])}"
 
-        root = self._rewrite(schema, module, "", embed, check_local=True)
+        root, has_ids, local = self._rewrite(
+            schema, module, "", embed, check_local=True
+        )
         if isinstance(root, JObject) and "$schema" in root:
             root = root.replace(
                 **{"$schema": DELETE}
@@ -316,11 +343,15 @@ class DocumentBuilder:
         while pending:
             name = pending.pop(0)
             entity, entity_module = self.program.entities[name]
+            if self.used is not None:
+                self.used.add(entity_module.source.rel.as_posix())
             prefix = f"/$defs/{escape_pointer(embedded[name])}"
             body = entity.schema
             if bundler is not None:
                 body = bundler.prepare(body, entity_module)
-            body = self._rewrite(body, entity_module, prefix, embed, check_local=False)
+            body, _, _ = self._rewrite(
+                body, entity_module, prefix, embed, check_local=False
+            )
             if isinstance(body, JObject):
                 body = body.replace(**{"$id": DELETE, "$schema": DELETE})
             defs_items[embedded[name]] = body
@@ -341,9 +372,13 @@ class DocumentBuilder:
         pointers = {
             f"/$defs/{escape_pointer(key)}": name for name, key in embedded.items()
         }
+        if embedded:  # the entities' schemas are part of the document now
+            has_ids, local = _has_ids(root), True
         bundled = bundler.bundle(root, module) if bundler is not None else root
-        has_ids = _has_ids(bundled)
-        if not has_ids:
+        if bundled is not root:  # documents of other files are part of it now
+            has_ids, local = _has_ids(bundled), True
+        # Only a `$ref` within the document can lead back: without one there is no loop to look for.
+        if local and not has_ids:
             self._check_in_place_loops(bundled)
         # References by URI, or rewritten by bundling: each one resolved now, with the validator's rules.
         if has_ids or bundled is not root:
@@ -395,23 +430,28 @@ class DocumentBuilder:
         prefix: str,
         embed: Any,
         check_local: bool,
-    ) -> Any:
-        """Return `schema` with entity refs pointing into `$defs` and local refs shifted under `prefix`."""
+    ) -> tuple[Any, bool, bool]:
+        """Return `schema` with entity refs pointing into `$defs` and local refs shifted under `prefix`, whether
+        it names parts of itself (`_has_ids`), and whether it holds a `$ref` within the document after that.
+        """
         replacements: dict[str, str] = {}
         has_ids = _has_ids(schema)
-        for node, _at in iter_refs(schema):
+        local = False
+        for node in _ref_nodes(schema):
             ref: str = node["$ref"]
+            local = local or ref.startswith("#")
             target = self._target(ref, node, module, schema, has_ids, check_local)
             if target is None:
                 continue
             kind, value = target
             if kind == "entity":
+                local = True
                 replacements[ref] = "#" + embed(value[0]) + value[1]
             elif kind == "local" and prefix:
                 replacements[ref] = "#" + prefix + ref[1:]
         if not replacements:
-            return schema
-        return _replace_refs(schema, replacements)
+            return schema, has_ids, local
+        return _replace_refs(schema, replacements), has_ids, local
 
     def _target(
         self,

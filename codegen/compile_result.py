@@ -1,0 +1,24 @@
+"""What a compile hands back: the files of OUT (or None), its diagnostics, and what the rebuild record keeps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .diagnostics import Diagnostics
+
+
+@dataclass
+class CompileResult:
+    files: dict[str, str] | None  # None when the specs have errors
+    diagnostics: Diagnostics
+    read: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    tools: int = 0  # tools in the package (the summary line), whatever --emit writes
+    # every spec compiled: (path as shown, path below its root, sha256 of the bytes read), for the rebuild record
+    sources: list[tuple[str, str, str]] = field(default_factory=list)
+    # what each spec file's compile left, for a rebuild after an edit (codegen/incremental.py)
+    parts: dict[str, Any] | None = None
+    reused: bool = False  # whether this result reused a previous build's outputs
+    # the files of OUT the compile read (checked against the rebuild record): the writer need not read them again
+    known: dict[str, tuple[bytes, str]] = field(default_factory=dict)  # with sha256

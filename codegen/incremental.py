@@ -1,0 +1,376 @@
+"""A rebuild after an edit: compile the spec files that changed and those that depend on them, reuse the rest.
+
+The last build's record (codegen/cache.py, outside OUT) keeps, for each spec file, the digest of its bytes and
+what compiling it left (`ModuleParts`): its module's names, its claims on the package's namespace in order, the
+spec files whose entities it embeds, and what the package-wide files need of it; and where each tool stands in
+the export files. Its outputs themselves are OUT's files, which the record's hashes vouch for (`Previous`).
+
+A rebuild compiles again every file whose bytes changed and every file embedding an entity of one of those; it
+reads the files defining entities (whose schemas the others embed) without compiling them again. Every other
+file keeps its outputs when its claims, replayed in build order, still get the same names: nothing it depends
+on changed, so a compile would write the same bytes. The package-wide files (`__init__.py`, the export files)
+are composed again from every module's part.
+
+Anything out of the ordinary means a full compile, whose result is the same by construction: a record that is
+not exactly as expected, a spec file added, removed or of a kind other than JSON (whose front ends have no
+cross-file links beyond entities), other outputs chosen, any diagnostic at all (so that every message is the one
+a full compile gives, and a warning of an unchanged file is not lost), a name now claimed otherwise.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from .backends.python import python_units, runtime_files
+from .backends.schemas import (
+    ExportSpans,
+    dump_json,
+    join_export,
+    tiles,
+    tool_fragment,
+)
+from .cache import Previous
+from .compile_result import CompileResult
+from .config import EMIT_CHOICES
+from .diagnostics import Diagnostics, SpecError
+from .formatting import format_all
+from .frontends import route
+from .ir import SpecModule
+from .passes.build_plan import (
+    Claim,
+    ModuleParts,
+    PlanBuilder,
+    ReplayMismatch,
+    module_path,
+)
+from .passes.check_schemas import check_schemas
+from .passes.resolve import Program, apply_prefixes, build_namespace
+from .passes.bundle import bundler_for, entity_ids
+from .remotes import RemoteDocuments
+from .plan import PackagePlan
+from .runtime import exports
+from .sources import load_source
+
+Order = list[
+    tuple[str, str]
+]  # every spec file (relative) and the sha256 of its bytes, in build order
+
+
+class Unusable(Exception):
+    """The record cannot be used for this rebuild."""
+
+
+def init_key(plan: PackagePlan) -> str:
+    """A digest of what the package `__init__` is made of (`backends/python.py: _render_init`): each module's
+    name, whether it has tools, and what it exports; each tool's name and config model; the agents.
+    """
+    document = [
+        [[m.dotted, bool(m.tools), m.exported_names()] for m in plan.modules],
+        sorted([t.name, t.config_model or ""] for t in plan.tools),
+        [[a.name, a.description, list(a.tools), a.metadata] for a in plan.agents],
+    ]
+    text = json.dumps(document, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def parts_document(
+    order: Order,
+    modules: Mapping[str, ModuleParts],
+    spans: ExportSpans,
+    init: str,
+) -> dict[str, Any]:
+    """What a build leaves in its record for the next one (plain JSON); `init`: the `init_key` of the plan."""
+    return {
+        "init": init,
+        "order": [list(entry) for entry in order],
+        "modules": {rel: _module_document(parts) for rel, parts in modules.items()},
+        "exports": {
+            flavour: {tool: list(span) for tool, span in tools.items()}
+            for flavour, tools in spans.items()
+        },
+    }
+
+
+def _module_document(parts: ModuleParts) -> dict[str, Any]:
+    return {
+        "dotted": parts.dotted,
+        "path": parts.path,
+        "entity_claims": [
+            [entity, label, list(names), got]
+            for entity, (label, names, got) in parts.entity_claims
+        ],
+        "claims": [_claim_document(claim) for claim in parts.claims],
+        "deps": sorted(parts.deps),
+        "exported": parts.exported,
+        "models": parts.models,
+        "tools": [list(tool) for tool in parts.tools],
+        "resources": parts.resources,
+    }
+
+
+def _text(value: Any) -> str:
+    if type(value) is not str:
+        raise Unusable
+    return value
+
+
+def _texts(value: Any) -> list[str]:
+    if type(value) is not list:
+        raise Unusable
+    return [_text(item) for item in value]
+
+
+# A claim that got the one name it asked for (most of them) is kept as "<scope letter><name>".
+_SCOPES = {"c": "classes", "f": "functions", "p": "prefixes", "k": "constants"}
+_LETTERS = {label: letter for letter, label in _SCOPES.items()}
+
+
+def _claim_document(claim: Claim) -> Any:
+    label, names, got = claim
+    if len(names) == 1 and got == names[0]:
+        return _LETTERS[label] + got
+    return [label, list(names), got]
+
+
+def _read_claim(entry: Any) -> Claim:
+    if type(entry) is str:
+        label = _SCOPES.get(entry[:1])
+        if label is None or len(entry) < 2:
+            raise Unusable
+        return (label, (entry[1:],), entry[1:])
+    return _claim(*entry)
+
+
+def _claim(label: Any, names: Any, got: Any) -> Claim:
+    if label not in ("classes", "functions", "prefixes", "constants"):
+        raise Unusable
+    names = _texts(names)
+    if not names or not (type(got) is bool or type(got) is str):
+        raise Unusable
+    return (label, tuple(names), got)
+
+
+def _read_module(rel: str, doc: Any) -> ModuleParts:
+    if type(doc) is not dict:
+        raise Unusable
+    parts = ModuleParts(_text(doc["dotted"]), _text(doc["path"]))
+    if parts.path != "/".join(module_path(PurePosixPath(rel))) + ".py":
+        raise Unusable
+    for entry in doc["entity_claims"]:
+        entity, label, names, got = entry
+        parts.entity_claims.append((_text(entity), _claim(label, names, _text(got))))
+    parts.claims = [_read_claim(entry) for entry in doc["claims"]]
+    parts.deps = set(_texts(doc["deps"]))
+    parts.exported = _texts(doc["exported"])
+    parts.models = _texts(doc["models"])
+    for name, func, config, sql in doc["tools"]:
+        if sql is not False or not (config is None or type(config) is str):
+            raise Unusable  # a SQL tool is never reused (JSON specs have none)
+        parts.tools.append((_text(name), _text(func), config, False))
+    if doc["resources"] is not False:
+        raise Unusable
+    return parts
+
+
+def _read(doc: Any) -> tuple[Order, dict[str, ModuleParts], ExportSpans, str]:
+    """The parts of a record, checked entry by entry; Unusable when anything is not as a build writes it."""
+    try:
+        init = _text(doc["init"])
+        order = [(_text(rel), _text(sha)) for rel, sha in doc["order"]]
+        modules = {
+            _text(rel): _read_module(rel, entry)
+            for rel, entry in doc["modules"].items()
+        }
+        spans: ExportSpans = {}
+        for flavour in exports.EXPORT_FILES:
+            spans[flavour] = {}
+            for tool, (name, start, end) in doc["exports"][flavour].items():
+                if not (type(start) is int and type(end) is int and 0 <= start <= end):
+                    raise Unusable
+                spans[flavour][_text(tool)] = (_text(name), start, end)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise Unusable from exc
+    if [rel for rel, _ in order] != list(modules):
+        raise Unusable
+    return order, modules, spans, init
+
+
+def compile_changed(
+    previous: Previous,
+    emit: tuple[str, ...],
+    prefixes: Mapping[Path, str],
+) -> CompileResult | None:
+    """The CompileResult of a rebuild that reuses what it can of `previous`; None when a full compile is
+    needed instead (see the module's doc)."""
+    record = previous.record
+    if record.folded or record.every or tuple(emit) != EMIT_CHOICES:
+        return None
+    try:
+        order, modules, spans, init = _read(record.parts)
+    except Unusable:
+        return None
+    now = [(rel, sha) for _, rel, sha in previous.sources]
+    if [rel for rel, _ in now] != [rel for rel, _ in order]:
+        return None  # a spec file added or removed
+    if not all(rel.endswith(".json") for rel, _ in now):
+        return None
+    changed = {rel for (rel, sha), (_, before) in zip(now, order) if sha != before}
+    dirty = changed | {rel for rel, parts in modules.items() if parts.deps & changed}
+    needed = dirty | {rel for rel, parts in modules.items() if parts.entity_claims}
+    diags = Diagnostics()
+    program = _namespace(previous, needed, dirty, prefixes, diags)
+    if program is None or len(diags) or _duplicates(modules, needed, program):
+        return None  # a full compile reports the problem
+    reused = {rel: parts for rel, parts in modules.items() if rel not in dirty}
+    builder = PlanBuilder(program, diags, reused, [rel for rel, _ in order])
+    try:
+        plan = builder.build()
+    except ReplayMismatch:
+        return None
+    if len(diags):
+        return None
+    try:
+        files, new_spans = _files(plan, previous.out_files, reused, spans, init)
+    except Unusable:
+        return None
+    result = CompileResult(files, diags, previous.read, previous.ignored)
+    result.tools = len(plan.tools)
+    result.sources = list(previous.sources)
+    result.known = {
+        rel: (data, record.files[rel][0]) for rel, data in previous.out_files.items()
+    }
+    every = {**reused, **builder.parts}
+    result.parts = parts_document(
+        now, {rel: every[rel] for rel, _ in now}, new_spans, init_key(plan)
+    )
+    return result
+
+
+def _namespace(
+    previous: Previous,
+    needed: set[str],
+    dirty: set[str],
+    prefixes: Mapping[Path, str],
+    diags: Diagnostics,
+) -> Program | None:
+    """The namespace of the spec files `needed`, read again (those not `dirty` trusted as checked); None
+    when one cannot be read as it was scanned."""
+    parsed: list[SpecModule] = []
+    for display, rel, sha in previous.sources:
+        if rel not in needed:
+            continue
+        source = load_source(Path(display), Path(rel), diags)
+        front_end = route(Path(display))
+        if source is None or front_end is None:
+            return None
+        if _sha(source.text) != sha:
+            return None  # changed since it was scanned
+        try:
+            parsed.append(front_end(source, diags))
+        except (SpecError, RecursionError):
+            return None
+    parsed = apply_prefixes(parsed, prefixes)
+    dropped: list[Any] = []
+    parsed = check_schemas(parsed, diags, trusted=needed - dirty, dropped=dropped)
+    if dropped or len(diags):
+        return None
+    program = build_namespace(parsed, diags)
+    if entity_ids(program.entities):
+        return (
+            None  # who refers to an entity by its `$id` is not recorded: a full compile
+        )
+    # as in a full compile (the rebuild record is off with a ref-map, so no remote document is mapped)
+    program.bundler = bundler_for(program, RemoteDocuments({}, diags).fetch, diags)
+    return program
+
+
+def _duplicates(
+    modules: Mapping[str, ModuleParts], needed: set[str], program: Program
+) -> bool:
+    """Whether a name is defined twice: in the files read again, or there and in one not read."""
+    names = Counter(
+        name
+        for rel, parts in modules.items()
+        if rel not in needed
+        for name in (
+            *(entity for entity, _ in parts.entity_claims),
+            *(tool[0] for tool in parts.tools),
+        )
+    )
+    names.update([*program.entities, *program.tools])
+    return any(count > 1 for count in names.values())
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _files(
+    plan: PackagePlan,
+    out: Mapping[str, bytes],
+    reused: Mapping[str, ModuleParts],
+    spans: ExportSpans,
+    init: str,
+) -> tuple[dict[str, str], ExportSpans]:
+    """Every file of OUT: those of the modules compiled again rendered, those of the reused ones as OUT has
+    them, and the package-wide ones composed again (`__init__.py` only when what it is made of changed).
+    """
+
+    def kept(rel: str) -> str:
+        data = out.get(rel)
+        if data is None:
+            raise Unusable
+        return data.decode("utf-8")
+
+    reused_paths = {parts.path for parts in reused.values()}
+    if init_key(plan) == init:
+        reused_paths.add("__init__.py")
+        kept_init = kept("__init__.py")
+    units = [unit for unit in python_units(plan) if unit.path not in reused_paths]
+    files = format_all({unit.path: unit.render() for unit in units})
+    if "__init__.py" in reused_paths:
+        files["__init__.py"] = kept_init
+    kept_modules = {parts.dotted for parts in reused.values()}
+    fresh = [tool for tool in plan.tools if tool.module not in kept_modules]
+    for parts in reused.values():
+        files[parts.path] = kept(parts.path)
+        for _, func, _, _ in parts.tools:
+            files[f"schemas/{func}.json"] = kept(f"schemas/{func}.json")
+        for _, (_, _, cls) in parts.entity_claims:
+            rel = f"schemas/entities/{cls}.json"
+            files[rel] = kept(rel)
+    files.update(runtime_files(plan))
+    files["py.typed"] = ""
+    for tool in fresh:
+        files[f"schemas/{tool.func}.json"] = dump_json(tool.llm_schema)
+    for name, schema in plan.entity_schemas.items():
+        files[f"schemas/entities/{plan.entity_classes[name]}.json"] = dump_json(schema)
+    by_name = {tool.name: tool for tool in fresh}
+    new_spans: ExportSpans = {}
+    for flavour, file_name in exports.EXPORT_FILES.items():
+        names = exports.export_names([tool.name for tool in plan.tools], flavour)
+        before = kept(f"schemas/{file_name}")
+        # the recorded places must tile the file exactly (a damaged record is caught here, not copied from)
+        places = [(start, end) for _, (_, start, end) in sorted(spans[flavour].items())]
+        if not tiles(flavour, before, places):
+            raise Unusable
+        entries = []
+        for tool in sorted(plan.tools, key=lambda t: t.name):
+            name = names[tool.name]
+            if tool.name in by_name:
+                fragment = tool_fragment(tool.llm_schema, flavour, name)
+            else:
+                recorded = spans[flavour].get(tool.name)
+                if recorded is None or recorded[0] != name:
+                    raise Unusable
+                fragment = before[recorded[1] : recorded[2]]
+            entries.append((tool.name, name, fragment))
+        files[f"schemas/{file_name}"], new_spans[flavour] = join_export(
+            flavour, entries
+        )
+    return dict(sorted(files.items())), new_spans

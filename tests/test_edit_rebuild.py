@@ -1,0 +1,321 @@
+"""A rebuild after an edit compiles only the spec files that changed and those depending on them
+(codegen/incremental.py), and leaves OUT byte for byte as a full compile would, with the same diagnostics.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from codegen import cache, cli, compiler, incremental
+
+
+def _tool(
+    name: str, description: str = "A tool.", ref: str | None = None
+) -> dict[str, Any]:
+    properties: dict[str, Any] = {"x": {"type": "integer"}}
+    if ref is not None:
+        properties["subject"] = {"$ref": ref}
+    return {
+        "name": name,
+        "description": description,
+        "parameters": {"type": "object", "properties": properties},
+    }
+
+
+def _entity(title: str, extra: str = "y") -> dict[str, Any]:
+    return {
+        "title": title,
+        "type": "object",
+        "properties": {
+            extra: {"type": "string"},
+            "nested": {"type": "object", "properties": {"z": {"type": "integer"}}},
+        },
+    }
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Tool files referring to an entity, and the cache pointed at a folder of this test."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CODEGEN_CACHE_DIR", str(tmp_path / "cache"))
+    specs = tmp_path / "specs"
+    (specs / "entities").mkdir(parents=True)
+    (specs / "entities" / "User.schema.json").write_text(json.dumps(_entity("User")))
+    (specs / "alpha.json").write_text(
+        json.dumps([_tool("alpha", ref="entities/User.schema.json")])
+    )
+    (specs / "beta.json").write_text(json.dumps([_tool("beta"), _tool("beta_two")]))
+    (specs / "gamma.json").write_text(json.dumps([_tool("gamma")]))
+    return tmp_path
+
+
+@pytest.fixture
+def reuses(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """For each compile the CLI runs: whether it reused the last build."""
+    seen: list[bool] = []
+    original = compiler.compile_specs
+
+    def spying(*args: Any, **kwargs: Any) -> compiler.CompileResult:
+        result = original(*args, **kwargs)
+        seen.append(result.reused)
+        return result
+
+    monkeypatch.setattr(compiler, "compile_specs", spying)
+    return seen
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def _same_as_a_full_build(capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """Build into `out` (through the record), then afresh into `fresh`: OUT and the messages must agree."""
+    capsys.readouterr()
+    status = cli.main(["specs", "-o", "out"])
+    ours = capsys.readouterr()
+    shutil.rmtree("fresh", ignore_errors=True)
+    fresh_status = cli.main(["specs", "-o", "fresh", "--no-cache"])
+    theirs = capsys.readouterr()
+    assert status == fresh_status
+    assert ours.err.replace("out", "fresh") == theirs.err
+    if status == 0:
+        assert _tree(Path("out")) == _tree(Path("fresh"))
+    return status, ours.err
+
+
+def test_an_edit_recompiles_only_its_file_and_out_matches_a_full_build(
+    project: Path, reuses: list[bool], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["specs", "-o", "out"]) == 0
+    gamma = (project / "out" / "gamma.py").stat().st_mtime_ns
+    (project / "specs" / "beta.json").write_text(
+        json.dumps([_tool("beta", "Edited."), _tool("beta_two")])
+    )
+    assert _same_as_a_full_build(capsys)[0] == 0
+    assert reuses == [False, True, False]
+    assert (project / "out" / "gamma.py").stat().st_mtime_ns == gamma
+
+
+def test_an_edited_entity_recompiles_the_files_embedding_it(
+    project: Path, reuses: list[bool], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["specs", "-o", "out"]) == 0
+    user = project / "specs" / "entities" / "User.schema.json"
+    user.write_text(json.dumps(_entity("User", extra="renamed")))
+    assert _same_as_a_full_build(capsys)[0] == 0
+    assert reuses[1] is True
+    assert "renamed" in (project / "out" / "alpha.py").read_text()
+
+
+def test_an_entity_found_by_its_id_makes_an_edit_a_full_compile(
+    project: Path, reuses: list[bool], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Who refers to an entity by its `$id` is not recorded as a dependency: such a package is compiled in full.
+    user = project / "specs" / "entities" / "User.schema.json"
+    user.write_text(json.dumps({**_entity("User"), "$id": "https://example.com/user"}))
+    (project / "specs" / "gamma.json").write_text(
+        json.dumps([_tool("gamma", ref="https://example.com/user")])
+    )
+    assert cli.main(["specs", "-o", "out"]) == 0
+    user.write_text(
+        json.dumps({**_entity("User", "renamed"), "$id": "https://example.com/user"})
+    )
+    assert _same_as_a_full_build(capsys)[0] == 0
+    assert reuses == [False, False, False]
+    assert "renamed" in (project / "out" / "gamma.py").read_text()
+
+
+def test_an_edit_adding_a_duplicate_name_across_files_is_reported_as_a_full_build_does(
+    project: Path, reuses: list[bool], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["specs", "-o", "out"]) == 0
+    (project / "specs" / "gamma.json").write_text(
+        json.dumps([_tool("gamma"), _tool("alpha")])
+    )
+    status, err = _same_as_a_full_build(capsys)
+    assert status == 1 and "duplicate-name" in err
+    assert reuses == [False, False, False]
+
+
+def test_an_edit_removing_an_entity_another_file_uses_is_reported(
+    project: Path, reuses: list[bool], capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "specs" / "gamma.json").write_text(
+        json.dumps([_tool("gamma", ref="entity:User")])
+    )
+    assert cli.main(["specs", "-o", "out"]) == 0
+    (project / "specs" / "entities" / "User.schema.json").write_text(
+        json.dumps(_entity("Person"))
+    )
+    status, err = _same_as_a_full_build(capsys)
+    assert status == 1 and "unknown-entity" in err and "gamma.json" in err
+    assert reuses == [False, False, False]
+
+
+def test_an_edit_that_changes_the_names_of_a_later_file_recompiles_everything(
+    project: Path, reuses: list[bool], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`Beta-two` and `beta_two` both want `beta_two`: the later file's names change, so nothing is reused."""
+    (project / "specs" / "beta.json").write_text(json.dumps([_tool("beta")]))
+    (project / "specs" / "gamma.json").write_text(
+        json.dumps([_tool("gamma"), _tool("beta_two")])
+    )
+    assert cli.main(["specs", "-o", "out"]) == 0
+    (project / "specs" / "beta.json").write_text(
+        json.dumps([_tool("beta"), _tool("Beta-two")])
+    )
+    assert _same_as_a_full_build(capsys)[0] == 0
+    assert reuses == [False, False, False]
+
+
+@pytest.mark.parametrize("damage", ["claim", "span", "shape", "module path"])
+def test_a_damaged_record_means_a_full_build(
+    project: Path, reuses: list[bool], capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
+    assert cli.main(["specs", "-o", "out"]) == 0
+    path = cache.record_path(project / "out")
+    assert path is not None
+    record = json.loads(path.read_text())
+    parts = record["parts"]
+    if damage == "claim":  # gamma's function name as if it had been another
+        claims = parts["modules"]["gamma.json"]["claims"]
+        index = claims.index("fgamma")  # the function `gamma` (got as asked)
+        claims[index] = ["functions", ["gamma"], "other"]
+    elif damage == "span":  # gamma's place in the OpenAI export shifted
+        name, start, end = parts["exports"]["openai"]["gamma"]
+        parts["exports"]["openai"]["gamma"] = [name, start + 1, end + 1]
+    elif damage == "shape":
+        parts["modules"]["gamma.json"]["tools"] = "gamma"
+    else:
+        parts["modules"]["gamma.json"]["path"] = "../elsewhere.py"
+    path.write_text(json.dumps(record))
+    (project / "specs" / "beta.json").write_text(
+        json.dumps([_tool("beta", "Edited."), _tool("beta_two")])
+    )
+    assert _same_as_a_full_build(capsys)[0] == 0
+    assert reuses == [False, False, False]
+
+
+_NAMES = ["alpha", "beta", "gamma", "Alpha", "beta_two", "delta"]
+_EDITS = st.lists(
+    st.tuples(
+        st.sampled_from(
+            ["alpha.json", "beta.json", "gamma.json", "entities/User.schema.json"]
+        ),
+        st.lists(st.sampled_from(_NAMES), min_size=0, max_size=3),
+        st.sampled_from(["one", "two"]),
+        st.booleans(),
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(edits=_EDITS)
+def test_random_edit_sequences_leave_out_as_a_full_build(
+    tmp_path_factory: pytest.TempPathFactory,
+    edits: list[tuple[str, list[str], str, bool]],
+) -> None:
+    root = tmp_path_factory.mktemp("edits")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CODEGEN_CACHE_DIR", str(root / "cache"))
+        patch.chdir(root)
+        specs = root / "specs"
+        (specs / "entities").mkdir(parents=True)
+        (specs / "entities" / "User.schema.json").write_text(
+            json.dumps(_entity("User"))
+        )
+        for name in ("alpha", "beta", "gamma"):
+            (specs / f"{name}.json").write_text(
+                json.dumps([_tool(name, ref="entities/User.schema.json")])
+            )
+        assert cli.main(["specs", "-o", "out", "-q"]) == 0
+        for file, names, description, refers in edits:
+            if file.startswith("entities/"):
+                title = names[0] if names else "User"
+                text = json.dumps(_entity(title, extra=description))
+            else:
+                ref = "entities/User.schema.json" if refers else None
+                text = json.dumps([_tool(n, description, ref) for n in names])
+            (specs / file).write_text(text)
+            status = cli.main(["specs", "-o", "out", "-q"])
+            shutil.rmtree(root / "fresh", ignore_errors=True)
+            assert status == cli.main(["specs", "-o", "fresh", "-q", "--no-cache"])
+            if status == 0:
+                assert _tree(root / "out") == _tree(root / "fresh")
+
+
+def test_the_record_of_a_build_says_what_each_file_left(project: Path) -> None:
+    assert cli.main(["specs", "-o", "out", "-q"]) == 0
+    path = cache.record_path(project / "out")
+    assert path is not None
+    parts = json.loads(path.read_text())["parts"]
+    order, modules, _, _ = incremental._read(parts)
+    assert [rel for rel, _ in order] == [
+        "alpha.json",
+        "beta.json",
+        "entities/User.schema.json",
+        "gamma.json",
+    ]
+    assert modules["alpha.json"].deps == {"entities/User.schema.json"}
+    assert modules["gamma.json"].deps == set()
+
+
+def test_an_edit_that_leaves_the_package_init_as_it_was_does_not_render_it(
+    project: Path,
+    reuses: list[bool],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from codegen.backends import python
+
+    assert cli.main(["specs", "-o", "out"]) == 0
+    render_init = python._render_init
+    calls: list[int] = []
+
+    def counting(plan: Any) -> Any:
+        calls.append(1)
+        return render_init(plan)
+
+    monkeypatch.setattr(python, "_render_init", counting)
+    (project / "specs" / "beta.json").write_text(
+        json.dumps([_tool("beta", "Edited."), _tool("beta_two")])
+    )
+    assert cli.main(["specs", "-o", "out"]) == 0
+    assert reuses == [False, True] and calls == []
+    (project / "specs" / "beta.json").write_text(json.dumps([_tool("beta")]))
+    assert (
+        _same_as_a_full_build(capsys)[0] == 0
+    )  # a tool less: the init is rendered again
+    assert reuses[2] is True and calls == [1, 1]
+
+
+def test_an_edit_under_prefixes_matches_a_full_build(
+    project: Path, reuses: list[bool], capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("github", "gitlab"):
+        folder = project / "specs" / name
+        folder.mkdir()
+        (folder / "tools.json").write_text(json.dumps([_tool("search")]))
+    prefixes = ["--prefix", "specs/github=gh", "--prefix", "specs/gitlab=gl"]
+    assert cli.main(["specs", "-o", "out", *prefixes]) == 0
+    (project / "specs" / "gitlab" / "tools.json").write_text(
+        json.dumps([_tool("search", "Edited."), _tool("issues")])
+    )
+    assert cli.main(["specs", "-o", "out", *prefixes]) == 0
+    assert reuses == [False, True]
+    assert cli.main(["specs", "-o", "fresh", "--no-cache", *prefixes]) == 0
+    assert _tree(project / "out") == _tree(project / "fresh")
+    assert "gl__issues" in (project / "out" / "schemas" / "tools.mcp.json").read_text()
