@@ -1,0 +1,593 @@
+"""JSON Schema dialects: a document is read in the dialect its `$schema` names and lowered to draft 2020-12.
+
+Draft-04, draft-06, draft-07 and 2019-09 mean some keywords differently from 2020-12. Every document is lowered,
+node by node and only in schema positions (a property *named* `dependencies` is a name, and the data under
+`default`, `enum`, `const`, `examples` or an unknown keyword is data), into the 2020-12 document that means the
+same; the rest of the compiler only ever sees 2020-12. Nodes keep their spans, so later diagnostics point into
+the source as it was written.
+
+What is rewritten (README, "JSON Schema dialects"):
+- draft-04 `id` -> `$id`; an `id`/`$id` with a plain-name fragment (`#foo`) -> `$anchor`;
+- draft-04 boolean `exclusiveMaximum`/`exclusiveMinimum` -> the numeric form (and `maximum`/`minimum` dropped);
+- array-form `items` -> `prefixItems`, and `additionalItems` beside it -> `items` (ignored beside a schema `items`);
+- `dependencies` -> `dependentRequired` (array values) and `dependentSchemas` (schema values);
+- before 2019-09, the keywords beside `$ref` are ignored, so they are dropped (`definitions`, `$defs` and
+  annotations stay, so pointers into them still resolve);
+- 2019-09 `$recursiveAnchor: true` -> `$dynamicAnchor`, `$recursiveRef` -> `$dynamicRef` to it (or a plain `$ref`
+  where the resource has no recursive anchor, as 2019-09 then resolves it);
+- keywords the dialect does not have (`const` in draft-04, `if` in draft-06, `prefixItems` in draft-07...) are
+  ignored by that dialect, so they are dropped with a warning;
+- `$ref` pointers through a renamed keyword (`#/items/0`) follow it (`#/prefixItems/0`).
+
+A document without `$schema` is 2020-12; one naming a dialect this compiler does not know is read as 2020-12 with
+a warning. Old keywords in a 2020-12 document are refused with a hint, since reading them as 2020-12 would
+silently ignore them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote
+
+from ...diagnostics import Diagnostics
+from ...ir import JArray, JObject
+
+
+@dataclass(frozen=True)
+class Dialect:
+    name: str
+    order: int  # older dialects are smaller
+    vocabulary: frozenset[str]  # the keywords that mean something in this dialect
+
+
+_ANNOTATIONS = {"title", "description", "default", "$schema", "format"}
+_DRAFT4_KEYWORDS = {
+    *_ANNOTATIONS,
+    *(
+        "type",
+        "enum",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "required",
+    ),
+    *(
+        "items",
+        "additionalItems",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "maxLength",
+        "minLength",
+    ),
+    *(
+        "pattern",
+        "maximum",
+        "minimum",
+        "exclusiveMaximum",
+        "exclusiveMinimum",
+        "multipleOf",
+    ),
+    *(
+        "maxProperties",
+        "minProperties",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "dependencies",
+        "$ref",
+    ),
+    *("id", "definitions"),
+}
+_DRAFT6_KEYWORDS = (_DRAFT4_KEYWORDS - {"id"}) | {
+    *("$id", "const", "contains", "propertyNames", "examples"),
+}
+_DRAFT7_KEYWORDS = _DRAFT6_KEYWORDS | {
+    *("if", "then", "else", "$comment", "readOnly", "writeOnly"),
+    *("contentMediaType", "contentEncoding"),
+}
+_DRAFT2019_KEYWORDS = (_DRAFT7_KEYWORDS - {"dependencies", "definitions"}) | {
+    *(
+        "$anchor",
+        "$defs",
+        "$recursiveRef",
+        "$recursiveAnchor",
+        "$vocabulary",
+        "deprecated",
+    ),
+    *(
+        "dependentRequired",
+        "dependentSchemas",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+    ),
+    *("minContains", "maxContains", "contentSchema"),
+}
+_DRAFT2020_KEYWORDS = (_DRAFT2019_KEYWORDS - {"$recursiveRef", "$recursiveAnchor"}) | {
+    *("prefixItems", "$dynamicRef", "$dynamicAnchor"),
+}
+
+DRAFT4 = Dialect("draft-04", 4, frozenset(_DRAFT4_KEYWORDS))
+DRAFT6 = Dialect("draft-06", 6, frozenset(_DRAFT6_KEYWORDS))
+DRAFT7 = Dialect("draft-07", 7, frozenset(_DRAFT7_KEYWORDS))
+DRAFT2019 = Dialect("2019-09", 2019, frozenset(_DRAFT2019_KEYWORDS))
+DRAFT2020 = Dialect("2020-12", 2020, frozenset(_DRAFT2020_KEYWORDS))
+
+# `$schema` URIs, without the scheme and the empty fragment (http and https name the same dialect).
+_BY_URI = {
+    "json-schema.org/draft-04/schema": DRAFT4,
+    "json-schema.org/draft-06/schema": DRAFT6,
+    "json-schema.org/draft-07/schema": DRAFT7,
+    "json-schema.org/draft/2019-09/schema": DRAFT2019,
+    "json-schema.org/draft/2020-12/schema": DRAFT2020,
+}
+DIALECT_URIS = {
+    DRAFT4: "http://json-schema.org/draft-04/schema#",
+    DRAFT6: "http://json-schema.org/draft-06/schema#",
+    DRAFT7: "http://json-schema.org/draft-07/schema#",
+    DRAFT2019: "https://json-schema.org/draft/2019-09/schema",
+    DRAFT2020: "https://json-schema.org/draft/2020-12/schema",
+}
+
+# Keywords that 2020-12 applies to an instance (or that change how references resolve): one of them in a
+# document of a dialect without it would start meaning something it did not mean.
+_APPLIED_2020 = _DRAFT2020_KEYWORDS - {
+    *_ANNOTATIONS,
+    *(
+        "examples",
+        "$comment",
+        "readOnly",
+        "writeOnly",
+        "deprecated",
+        "$defs",
+        "$vocabulary",
+    ),
+    *("contentMediaType", "contentEncoding", "contentSchema"),
+}
+# Kept beside a `$ref` before 2019-09: they assert nothing and may be the target of a pointer.
+_REF_COMPANIONS = {"definitions", "$defs", "$schema", "$comment"}
+
+# Schema positions: a keyword whose value is a schema, a list of schemas, or a map of names to schemas.
+_SCHEMA = {
+    *(
+        "additionalItems",
+        "additionalProperties",
+        "not",
+        "contains",
+        "propertyNames",
+        "if",
+        "then",
+        "else",
+    ),
+    *("unevaluatedItems", "unevaluatedProperties", "contentSchema", "items"),
+}
+_SCHEMA_LIST = {"allOf", "anyOf", "oneOf", "prefixItems"}
+_SCHEMA_MAP = {
+    "properties",
+    "patternProperties",
+    "definitions",
+    "$defs",
+    "dependentSchemas",
+    "dependencies",
+}
+
+_RECURSIVE_ANCHOR = (
+    "recursiveAnchor"  # the `$dynamicAnchor` a 2019-09 `$recursiveAnchor: true` becomes
+)
+
+
+def dialect_uri_key(uri: str) -> str:
+    key = uri.strip()
+    for scheme in ("https://", "http://"):
+        if key.lower().startswith(scheme):
+            key = key[len(scheme) :]
+    return key.rstrip("#")
+
+
+def dialect_of(doc: Any, diags: Diagnostics, default: Dialect = DRAFT2020) -> Dialect:
+    """The dialect a document's `$schema` names; `default` without one, 2020-12 (with a warning) if unknown."""
+    if not isinstance(doc, JObject) or "$schema" not in doc:
+        return default
+    uri = doc["$schema"]
+    if not isinstance(uri, str):
+        return default  # the meta-schema check reports it
+    dialect = _BY_URI.get(dialect_uri_key(uri))
+    if dialect is None:
+        known = ", ".join(
+            DIALECT_URIS[d] for d in (DRAFT4, DRAFT6, DRAFT7, DRAFT2019, DRAFT2020)
+        )
+        diags.warning(
+            "unknown-dialect",
+            f"unknown JSON Schema dialect {uri!r}: read as draft 2020-12 (known dialects: {known})",
+            doc.value_span("$schema"),
+        )
+        return DRAFT2020
+    return dialect
+
+
+def lower_document(doc: Any, diags: Diagnostics, default: Dialect = DRAFT2020) -> Any:
+    """`doc` in draft 2020-12, meaning what it means in the dialect its `$schema` names (`default` without one);
+    None when it is refused: old keywords in a 2020-12 document (reported, with a hint to declare the dialect).
+    """
+    dialect = dialect_of(doc, diags, default)
+    if dialect is DRAFT2020:
+        return doc if check_2020_document(doc, diags) else None
+    lowered = _Lowering(dialect, diags).schema(doc, doc, doc)
+    if isinstance(lowered, JObject) and "$schema" in lowered:
+        # Lowered documents are 2020-12 (and emitted without `$schema`, as every document is).
+        lowered = _rebuild(lowered, [(k, k) for k in lowered if k != "$schema"])
+    return lowered
+
+
+# -- 2020-12 documents -------------------------------------------------------------------------------------
+
+# Keywords of older drafts whose meaning 2020-12 changed; reading them as 2020-12 would silently change a schema.
+_OLD_DRAFT_KEYWORDS = {
+    "additionalItems": "use 'items' after 'prefixItems'",
+    "dependencies": "use 'dependentRequired' or 'dependentSchemas'",
+    "$recursiveRef": "use '$dynamicRef'",
+}
+_DECLARE = (
+    "or declare the dialect the schema is written in with '$schema' (e.g. {uri!r})"
+)
+
+
+def check_2020_document(doc: Any, diags: Diagnostics) -> bool:
+    """Refuse, with a diagnostic, keywords that mean something else in draft 2020-12 than where they came from:
+    only in schema positions, so a property or definition with such a name is no keyword. Whether none was found.
+    """
+    clean = True
+    for node in schema_nodes(doc):
+        for key, value in node.items():
+            if key in _OLD_DRAFT_KEYWORDS:
+                hint = (
+                    _OLD_DRAFT_KEYWORDS[key]
+                    + ", "
+                    + _DECLARE.format(uri=DIALECT_URIS[DRAFT7])
+                )
+                message = f"{key!r} is not a draft 2020-12 keyword: {hint}"
+                diags.error("unsupported-keyword", message, node.key_span(key))
+                clean = False
+            elif key == "items" and isinstance(value, JArray):
+                diags.error(
+                    "unsupported-keyword",
+                    "'items' as an array is the tuple form of older drafts: use 'prefixItems' in draft 2020-12, "
+                    + _DECLARE.format(uri=DIALECT_URIS[DRAFT7]),
+                    node.key_span(key),
+                )
+                clean = False
+    return clean
+
+
+def schema_nodes(doc: Any) -> Iterator[JObject]:
+    """Every schema object of a document: subschemas under schema keywords only (never data, never names)."""
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, JObject):
+            continue
+        yield node
+        for key, value in node.items():
+            stack.extend(_subschemas(key, value))
+
+
+def _subschemas(key: str, value: Any) -> list[Any]:
+    if key in _SCHEMA:
+        return list(value) if key == "items" and isinstance(value, JArray) else [value]
+    if key in _SCHEMA_LIST and isinstance(value, JArray):
+        return list(value)
+    if key in _SCHEMA_MAP and isinstance(value, JObject):
+        return [v for v in value.values() if not isinstance(v, JArray)]
+    return []
+
+
+# -- lowering ----------------------------------------------------------------------------------------------
+
+
+def _rebuild(
+    node: JObject, keys: list[tuple[str, str]], values: dict[str, Any] | None = None
+) -> JObject:
+    """A node of (new key, old key) pairs, with the old key's spans; `values` replaces values by new key."""
+    values = values or {}
+    items, key_spans, value_spans = {}, {}, {}
+    for new, old in keys:
+        items[new] = values[new] if new in values else node[old]
+        key_spans[new] = node.key_span(old)
+        value_spans[new] = node.value_span(old)
+    return JObject(items, node.span, key_spans, value_spans)
+
+
+def _submap(source: JObject, names: list[str], lower: Callable[[Any], Any]) -> JObject:
+    return JObject(
+        {name: lower(source[name]) for name in names},
+        source.span,
+        {name: source.key_span(name) for name in names},
+        {name: source.value_span(name) for name in names},
+    )
+
+
+class _Lowering:
+    def __init__(self, dialect: Dialect, diags: Diagnostics) -> None:
+        self.dialect = dialect
+        self.diags = diags
+
+    def schema(self, node: Any, resource: Any, root: Any) -> Any:
+        """A subschema lowered; `resource` is the (source) schema resource it is in, for `#` pointers."""
+        if not isinstance(node, JObject):
+            return node
+        dialect = self.dialect
+        keys = [(k, k) for k in node]
+        # Keywords this dialect does not have mean nothing in it.
+        ignored = [
+            k for k in node if k in _APPLIED_2020 and k not in dialect.vocabulary
+        ]
+        for key in ignored:
+            self.diags.warning(
+                "dialect-keyword",
+                f"{key!r} is not a {dialect.name} keyword: ignored, as {dialect.name} ignores it",
+                node.key_span(key),
+            )
+        if dialect.order < 2019 and "$ref" in node:
+            # Before 2019-09 a `$ref` replaces its schema: the keywords beside it are ignored.
+            beside = [
+                k
+                for k in node
+                if k != "$ref"
+                and k not in ignored
+                and k in dialect.vocabulary
+                and k not in _REF_COMPANIONS
+                and k not in _ANNOTATIONS
+            ]
+            for key in beside:
+                self.diags.warning(
+                    "ref-sibling",
+                    f"{key!r} beside '$ref' is ignored in {dialect.name}",
+                    node.key_span(key),
+                )
+            ignored += beside
+        keys = [(k, old) for k, old in keys if old not in ignored]
+        values: dict[str, Any] = {}
+
+        identifier = "id" if dialect is DRAFT4 else "$id"
+        if isinstance(node.get(identifier), str) and identifier not in ignored:
+            base, _, fragment = node[identifier].partition("#")
+            keys = [(k, old) for k, old in keys if old != identifier]
+            if base:
+                keys.insert(0, ("$id", identifier))
+                values["$id"] = base
+                resource = node
+            if fragment and not fragment.startswith("/"):
+                keys.insert(1 if base else 0, ("$anchor", identifier))
+                values["$anchor"] = fragment
+
+        if dialect is DRAFT4:
+            keys = self._exclusive_bounds(node, keys, values)
+
+        items = node.get("items")
+        if isinstance(items, JArray) and "items" not in ignored:
+            renamed = []
+            for new, old in keys:
+                if old == "items":
+                    renamed.append(("prefixItems", old))
+                elif old == "additionalItems":
+                    renamed.append(("items", old))
+                else:
+                    renamed.append((new, old))
+            keys = renamed
+            values["prefixItems"] = JArray(
+                [self.schema(item, resource, root) for item in items],
+                items.span,
+                items.item_spans,
+            )
+        elif "additionalItems" in node:
+            keys = [
+                (k, old) for k, old in keys if old != "additionalItems"
+            ]  # ignored without array `items`
+
+        dependencies = node.get("dependencies")
+        if (
+            isinstance(dependencies, JObject)
+            and "dependencies" in dialect.vocabulary
+            and "dependencies" not in ignored
+        ):
+            keys = self._dependencies(node, keys, values, resource, root)
+
+        if dialect is DRAFT2019:
+            keys = self._recursive(node, keys, values, resource, root)
+
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/") and "$ref" not in ignored:
+            values["$ref"] = "#" + _translate(resource, ref[1:])
+
+        for new, old in keys:
+            if new in values:
+                continue
+            value = node[old]
+            if old in _SCHEMA_LIST and isinstance(value, JArray):
+                values[new] = JArray(
+                    [self.schema(v, resource, root) for v in value],
+                    value.span,
+                    value.item_spans,
+                )
+            elif (
+                old in _SCHEMA_MAP
+                and old != "dependencies"
+                and isinstance(value, JObject)
+            ):
+                values[new] = _submap(
+                    value, list(value), lambda v: self.schema(v, resource, root)
+                )
+            elif old in _SCHEMA:
+                values[new] = self.schema(value, resource, root)
+        return _rebuild(node, keys, values)
+
+    def _exclusive_bounds(
+        self, node: JObject, keys: list[tuple[str, str]], values: dict[str, Any]
+    ) -> list[tuple[str, str]]:
+        """Draft-04's boolean `exclusiveMaximum: true` makes `maximum` exclusive: 2020-12's numeric form."""
+        for exclusive, bound in (
+            ("exclusiveMaximum", "maximum"),
+            ("exclusiveMinimum", "minimum"),
+        ):
+            flag = node.get(exclusive)
+            if not isinstance(flag, bool):
+                continue  # absent, or malformed: the meta-schema check reports it
+            if flag and bound in node:
+                keys = [
+                    (exclusive if old == bound else new, old)
+                    for new, old in keys
+                    if old != exclusive
+                ]
+                values[exclusive] = node[bound]
+            else:
+                keys = [(new, old) for new, old in keys if old != exclusive]
+        return keys
+
+    def _dependencies(
+        self,
+        node: JObject,
+        keys: list[tuple[str, str]],
+        values: dict[str, Any],
+        resource: Any,
+        root: Any,
+    ) -> list[tuple[str, str]]:
+        """`dependencies` split by the kind of each value: names -> `dependentRequired`, schemas ->
+        `dependentSchemas` (a malformed value goes with the schemas, where the meta-schema check reports it).
+        """
+        dependencies = node["dependencies"]
+        required = [
+            name for name, value in dependencies.items() if isinstance(value, JArray)
+        ]
+        schemas = [name for name in dependencies if name not in required]
+        out: list[tuple[str, str]] = []
+        for new, old in keys:
+            if old != "dependencies":
+                out.append((new, old))
+                continue
+            if required:
+                out.append(("dependentRequired", old))
+                values["dependentRequired"] = _submap(
+                    dependencies, required, lambda v: v
+                )
+            if schemas:
+                out.append(("dependentSchemas", old))
+                values["dependentSchemas"] = _submap(
+                    dependencies, schemas, lambda v: self.schema(v, resource, root)
+                )
+        return out
+
+    def _recursive(
+        self,
+        node: JObject,
+        keys: list[tuple[str, str]],
+        values: dict[str, Any],
+        resource: Any,
+        root: Any,
+    ) -> list[tuple[str, str]]:
+        """2019-09's `$recursiveAnchor`/`$recursiveRef`, as the 2020-12 dynamic anchor and reference."""
+        out: list[tuple[str, str]] = []
+        for new, old in keys:
+            if old == "$recursiveAnchor":
+                if node[old] is True:
+                    out.append(("$dynamicAnchor", old))
+                    values["$dynamicAnchor"] = _RECURSIVE_ANCHOR
+                elif node[old] is not False:
+                    out.append(
+                        (new, old)
+                    )  # malformed: the meta-schema check reports it
+            elif old == "$recursiveRef" and node[old] == "#":
+                # The initial target is the resource's root; only when that root is a recursive anchor does
+                # the reference go dynamic (to the outermost recursive anchor of the evaluation).
+                target = node if _is_resource(node, DRAFT2019) else resource
+                if (
+                    isinstance(target, JObject)
+                    and target.get("$recursiveAnchor") is True
+                ):
+                    out.append(("$dynamicRef", old))
+                    values["$dynamicRef"] = "#" + _RECURSIVE_ANCHOR
+                else:
+                    out.append(("$ref", old))
+                    values["$ref"] = "#"
+            else:
+                out.append((new, old))
+        return out
+
+
+def _is_resource(node: JObject, dialect: Dialect) -> bool:
+    """Whether `node` starts a schema resource (an `$id` with more than a fragment), in whose scope its own
+    `#` pointers resolve."""
+    identifier = "id" if dialect is DRAFT4 else "$id"
+    value = node.get(identifier)
+    if dialect.order < 2019 and "$ref" in node:
+        return False  # an `$id` beside `$ref` is ignored
+    return isinstance(value, str) and bool(value.partition("#")[0])
+
+
+def _translate(resource: Any, pointer: str) -> str:
+    """A JSON pointer into the source resource, following the keywords the lowering renamed."""
+    tokens = pointer.split("/")[1:]
+    out: list[str] = []
+    node = resource
+    index = 0
+    while index < len(tokens):
+        raw = tokens[index]
+        token = unquote(raw).replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, JObject):
+            out.extend(tokens[index:])
+            break
+        value = node.get(token)
+        new = raw
+        if token == "items" and isinstance(value, JArray):
+            new = "prefixItems"
+        elif token == "additionalItems" and isinstance(node.get("items"), JArray):
+            new = "items"
+        elif (
+            token == "dependencies"
+            and isinstance(value, JObject)
+            and index + 1 < len(tokens)
+        ):
+            name = unquote(tokens[index + 1]).replace("~1", "/").replace("~0", "~")
+            new = (
+                "dependentRequired"
+                if isinstance(value.get(name), JArray)
+                else "dependentSchemas"
+            )
+        out.append(new)
+        index += 1
+        container = (
+            token in _SCHEMA_LIST
+            or token in _SCHEMA_MAP
+            or (token == "items" and isinstance(value, JArray))
+        )
+        if token in _SCHEMA and not container:
+            node = value
+        elif container and index < len(tokens):
+            member = unquote(tokens[index]).replace("~1", "/").replace("~0", "~")
+            out.append(tokens[index])
+            index += 1
+            if (
+                isinstance(value, JArray)
+                and member.isdigit()
+                and int(member) < len(value)
+            ):
+                node = value[int(member)]
+            elif isinstance(value, JObject):
+                node = value.get(member)
+            else:
+                node = None
+        else:
+            out.extend(tokens[index:])
+            break
+    return "/" + "/".join(out) if tokens else ""
+
+
+__all__ = [
+    "DIALECT_URIS",
+    "Dialect",
+    "dialect_of",
+    "lower_document",
+    "check_2020_document",
+]
