@@ -20,6 +20,7 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,9 @@ class Group:
     schema: Any
     tests: list[dict[str, Any]]
     dialect: str  # the `$schema` the group is read in when it names none
+    verdicts: bool = (
+        True  # whether the suite's verdicts apply (not to a group read in another dialect)
+    )
 
     @property
     def stem(self) -> str:
@@ -148,15 +152,12 @@ def compile_groups(
             (specs / f"{stem}.schema.json").unlink()
 
 
-@pytest.fixture(scope="module", params=sorted(DIALECTS))
-def suite(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+@contextmanager
+def compiled_suite(
+    dialect: str, groups: list[Group], folder: Path, package: str
 ) -> Iterator[Suite]:
-    dialect: str = request.param
-    folder = tmp_path_factory.mktemp("conformance")
-    groups = load_groups(dialect)
+    """The groups compiled into one imported package (forgotten afterwards)."""
     files, refused = compile_groups(groups, folder)
-    package = "suite_" + re.sub(r"[^a-z0-9]", "_", dialect)
     out = folder / package
     write_output(out, files)
     sys.path.insert(0, str(folder))
@@ -173,6 +174,17 @@ def suite(
             m for m in sys.modules if m == package or m.startswith(package + ".")
         ]:
             del sys.modules[name]
+
+
+@pytest.fixture(scope="module", params=sorted(DIALECTS))
+def suite(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Suite]:
+    dialect: str = request.param
+    package = "suite_" + re.sub(r"[^a-z0-9]", "_", dialect)
+    folder = tmp_path_factory.mktemp("conformance")
+    with compiled_suite(dialect, load_groups(dialect), folder, package) as built:
+        yield built
 
 
 def verdict(model: type[Any], instance: Any, where: str) -> bool | None:
