@@ -430,3 +430,14 @@ def test_models_agree_with_the_dialects_own_validator(
     assert len(untrusted) <= 2
     assert checked > 20 * len(groups) // 2
     assert not disagreements, "\n".join(disagreements[:20])
+
+
+def test_draft4_has_no_boolean_schemas() -> None:
+    doc, codes = lowered(
+        {
+            "$schema": DRAFT4,
+            "properties": {"a": True},
+            "additionalProperties": False,  # a boolean here is draft-04 too
+        }
+    )
+    assert doc is None and codes == ["invalid-schema"]

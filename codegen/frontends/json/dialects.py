@@ -210,12 +210,16 @@ def dialect_of(doc: Any, diags: Diagnostics, default: Dialect = DRAFT2020) -> Di
 
 def lower_document(doc: Any, diags: Diagnostics, default: Dialect = DRAFT2020) -> Any:
     """`doc` in draft 2020-12, meaning what it means in the dialect its `$schema` names (`default` without one);
-    None when it is refused: old keywords in a 2020-12 document (reported, with a hint to declare the dialect).
+    None when it is refused: old keywords in a 2020-12 document (reported, with a hint to declare the dialect),
+    or a boolean schema in a draft-04 one.
     """
     dialect = dialect_of(doc, diags, default)
     if dialect is DRAFT2020:
         return doc if check_2020_document(doc, diags) else None
-    lowered = _Lowering(dialect, diags).schema(doc, doc, doc)
+    lowering = _Lowering(dialect, diags)
+    lowered = lowering.schema(doc, doc)
+    if lowering.refused:
+        return None
     if isinstance(lowered, JObject) and "$schema" in lowered:
         # Lowered documents are 2020-12 (and emitted without `$schema`, as every document is).
         lowered = _rebuild(lowered, [(k, k) for k in lowered if k != "$schema"])
@@ -313,12 +317,15 @@ class _Lowering:
     def __init__(self, dialect: Dialect, diags: Diagnostics) -> None:
         self.dialect = dialect
         self.diags = diags
+        self.refused = False
 
-    def schema(self, node: Any, resource: Any, root: Any) -> Any:
+    def schema(self, node: Any, resource: Any) -> Any:
         """A subschema lowered; `resource` is the (source) schema resource it is in, for `#` pointers."""
         if not isinstance(node, JObject):
             return node
         dialect = self.dialect
+        if dialect is DRAFT4:
+            self._no_boolean_schemas(node)
         keys = [(k, k) for k in node]
         # Keywords this dialect does not have mean nothing in it.
         ignored = [
@@ -378,7 +385,7 @@ class _Lowering:
                     renamed.append((new, old))
             keys = renamed
             values["prefixItems"] = JArray(
-                [self.schema(item, resource, root) for item in items],
+                [self.schema(item, resource) for item in items],
                 items.span,
                 items.item_spans,
             )
@@ -393,10 +400,10 @@ class _Lowering:
             and "dependencies" in dialect.vocabulary
             and "dependencies" not in ignored
         ):
-            keys = self._dependencies(node, keys, values, resource, root)
+            keys = self._dependencies(node, keys, values, resource)
 
         if dialect is DRAFT2019:
-            keys = self._recursive(node, keys, values, resource, root)
+            keys = self._recursive(node, keys, values, resource)
 
         ref = node.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/") and "$ref" not in ignored:
@@ -408,7 +415,7 @@ class _Lowering:
             value = node[old]
             if old in _SCHEMA_LIST and isinstance(value, JArray):
                 values[new] = JArray(
-                    [self.schema(v, resource, root) for v in value],
+                    [self.schema(v, resource) for v in value],
                     value.span,
                     value.item_spans,
                 )
@@ -418,11 +425,40 @@ class _Lowering:
                 and isinstance(value, JObject)
             ):
                 values[new] = _submap(
-                    value, list(value), lambda v: self.schema(v, resource, root)
+                    value, list(value), lambda v: self.schema(v, resource)
                 )
             elif old in _SCHEMA:
-                values[new] = self.schema(value, resource, root)
+                values[new] = self.schema(value, resource)
         return _rebuild(node, keys, values)
+
+    def _no_boolean_schemas(self, node: JObject) -> None:
+        """Draft-04 has no boolean schemas (`true` where a schema goes is not a draft-04 schema)."""
+        for key, value in node.items():
+            if key in _SCHEMA_LIST and isinstance(value, JArray):
+                spots = [
+                    value.item_span(i)
+                    for i, v in enumerate(value)
+                    if isinstance(v, bool)
+                ]
+            elif key in _SCHEMA_MAP and isinstance(value, JObject):
+                spots = [
+                    value.value_span(k) for k, v in value.items() if isinstance(v, bool)
+                ]
+            elif key in _SCHEMA and key not in (
+                "additionalItems",
+                "additionalProperties",
+            ):
+                spots = [node.value_span(key)] if isinstance(value, bool) else []
+            else:
+                continue  # `additionalItems`/`additionalProperties` take a boolean in draft-04
+            for span in spots:
+                self.diags.error(
+                    "invalid-schema",
+                    'draft-04 has no boolean schemas: write {} for true and {"not": {}} for false, '
+                    "or declare a later dialect",
+                    span,
+                )
+                self.refused = True
 
     def _exclusive_bounds(
         self, node: JObject, keys: list[tuple[str, str]], values: dict[str, Any]
@@ -452,7 +488,6 @@ class _Lowering:
         keys: list[tuple[str, str]],
         values: dict[str, Any],
         resource: Any,
-        root: Any,
     ) -> list[tuple[str, str]]:
         """`dependencies` split by the kind of each value: names -> `dependentRequired`, schemas ->
         `dependentSchemas` (a malformed value goes with the schemas, where the meta-schema check reports it).
@@ -475,7 +510,7 @@ class _Lowering:
             if schemas:
                 out.append(("dependentSchemas", old))
                 values["dependentSchemas"] = _submap(
-                    dependencies, schemas, lambda v: self.schema(v, resource, root)
+                    dependencies, schemas, lambda v: self.schema(v, resource)
                 )
         return out
 
@@ -485,7 +520,6 @@ class _Lowering:
         keys: list[tuple[str, str]],
         values: dict[str, Any],
         resource: Any,
-        root: Any,
     ) -> list[tuple[str, str]]:
         """2019-09's `$recursiveAnchor`/`$recursiveRef`, as the 2020-12 dynamic anchor and reference."""
         out: list[tuple[str, str]] = []
