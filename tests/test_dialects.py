@@ -441,3 +441,21 @@ def test_draft4_has_no_boolean_schemas() -> None:
         }
     )
     assert doc is None and codes == ["invalid-schema"]
+
+
+def test_a_reference_to_an_earlier_dialects_meta_schema_embeds_it_lowered() -> None:
+    doc, codes = lowered({"$ref": "http://json-schema.org/draft-07/schema#"})
+    assert codes == [] and doc["$ref"] == "http://json-schema.org/draft-07/schema#"
+    meta = doc["$defs"]["http://json-schema.org/draft-07/schema"]
+    assert meta["$id"] == "http://json-schema.org/draft-07/schema"
+    assert meta["properties"]["dependencies"]["additionalProperties"] == {
+        "anyOf": [{"$ref": "#"}, {"$ref": "#/definitions/stringArray"}]
+    }
+    assert "$schema" not in meta  # lowered to 2020-12, like the document
+    doc, _ = lowered(
+        {"$schema": DRAFT2019, "$ref": "https://json-schema.org/draft/2019-09/schema"}
+    )
+    assert len(doc["$defs"]) == 7  # the meta-schema and its six vocabularies
+    assert doc["$defs"]["https://json-schema.org/draft/2019-09/schema"][
+        "$dynamicAnchor"
+    ] == ("recursiveAnchor")

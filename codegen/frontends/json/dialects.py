@@ -32,7 +32,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ...diagnostics import Diagnostics
-from ...ir import JArray, JObject
+from ...ir import JArray, JObject, from_plain
 
 
 @dataclass(frozen=True)
@@ -213,6 +213,11 @@ def lower_document(doc: Any, diags: Diagnostics, default: Dialect = DRAFT2020) -
     None when it is refused: old keywords in a 2020-12 document (reported, with a hint to declare the dialect),
     or a boolean schema in a draft-04 one.
     """
+    lowered = _lower(doc, diags, default)
+    return None if lowered is None else _with_meta_schemas(lowered)
+
+
+def _lower(doc: Any, diags: Diagnostics, default: Dialect) -> Any:
     dialect = dialect_of(doc, diags, default)
     if dialect is DRAFT2020:
         return doc if check_2020_document(doc, diags) else None
@@ -224,6 +229,54 @@ def lower_document(doc: Any, diags: Diagnostics, default: Dialect = DRAFT2020) -
         # Lowered documents are 2020-12 (and emitted without `$schema`, as every document is).
         lowered = _rebuild(lowered, [(k, k) for k in lowered if k != "$schema"])
     return lowered
+
+
+# The meta-schemas of the earlier dialects (2019-09's with its vocabularies), by the URI key of each document.
+# Only 2020-12's travel with the runtime validator: a document that `$ref`s another is given it, lowered, in its
+# `$defs`, where the reference finds it by its `$id`.
+_2019_META = "json-schema.org/draft/2019-09/"
+_META_SCHEMA_SETS = {
+    "json-schema.org/draft-04/schema": ("http://json-schema.org/draft-04/schema",),
+    "json-schema.org/draft-06/schema": ("http://json-schema.org/draft-06/schema",),
+    "json-schema.org/draft-07/schema": ("http://json-schema.org/draft-07/schema",),
+    _2019_META: tuple(
+        f"https://{_2019_META}{name}"
+        for name in (
+            *("schema", "meta/core", "meta/applicator", "meta/validation"),
+            *("meta/meta-data", "meta/format", "meta/content"),
+        )
+    ),
+}
+
+
+def _meta_schema_set(ref: str) -> str | None:
+    key = dialect_uri_key(ref.partition("#")[0])
+    if key.startswith(_2019_META):
+        return _2019_META
+    return key if key in _META_SCHEMA_SETS else None
+
+
+def _with_meta_schemas(doc: Any) -> Any:
+    """`doc` with the earlier dialects' meta-schemas it references embedded under `$defs`."""
+    wanted: dict[str, Any] = {}
+    for node in schema_nodes(doc):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and (found := _meta_schema_set(ref)) is not None:
+            wanted.setdefault(found, node.value_span("$ref"))
+    if not wanted or not isinstance(doc, JObject):
+        return doc
+    from jsonschema_specifications import (
+        REGISTRY,
+    )  # the meta-schemas, as `jsonschema` itself reads them
+
+    defs = doc.get("$defs")
+    embedded = dict(defs) if isinstance(defs, JObject) else {}
+    for key, span in wanted.items():
+        for uri in _META_SCHEMA_SETS[key]:
+            meta = from_plain(REGISTRY.contents(uri), span)
+            embedded.setdefault(uri, _lower(meta, Diagnostics(), DRAFT2020))
+    span = defs.span if isinstance(defs, JObject) else doc.span
+    return doc.replace(**{"$defs": JObject(embedded, span)})
 
 
 # -- 2020-12 documents -------------------------------------------------------------------------------------
