@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
-from ...diagnostics import Diagnostics
+from ...diagnostics import Diagnostics, Span
 from ...ir import JArray, JObject, from_plain
 
 
@@ -174,9 +174,10 @@ _SCHEMA_MAP = {
     "dependencies",
 }
 
-_RECURSIVE_ANCHOR = (
-    "recursiveAnchor"  # the `$dynamicAnchor` a 2019-09 `$recursiveAnchor: true` becomes
-)
+_POSITIONS = frozenset(_SCHEMA | _SCHEMA_LIST | _SCHEMA_MAP)
+
+# The `$dynamicAnchor` a 2019-09 `$recursiveAnchor: true` becomes.
+_RECURSIVE_ANCHOR = "recursiveAnchor"
 
 
 def dialect_uri_key(uri: str) -> str:
@@ -213,15 +214,21 @@ def lower_document(doc: Any, diags: Diagnostics, default: Dialect = DRAFT2020) -
     None when it is refused: old keywords in a 2020-12 document (reported, with a hint to declare the dialect),
     or a boolean schema in a draft-04 one.
     """
-    lowered = _lower(doc, diags, default)
-    return None if lowered is None else _with_meta_schemas(lowered)
+    meta_refs: dict[str, Span] = {}
+    lowered = _lower(doc, diags, default, meta_refs)
+    if lowered is None or not meta_refs:
+        return lowered
+    return _with_meta_schemas(lowered, meta_refs)
 
 
-def _lower(doc: Any, diags: Diagnostics, default: Dialect) -> Any:
+def _lower(
+    doc: Any, diags: Diagnostics, default: Dialect, meta_refs: dict[str, Span]
+) -> Any:
+    """The lowered document (None if refused); `meta_refs` gets the meta-schema sets it references."""
     dialect = dialect_of(doc, diags, default)
     if dialect is DRAFT2020:
-        return doc if check_2020_document(doc, diags) else None
-    lowering = _Lowering(dialect, diags)
+        return doc if check_2020_document(doc, diags, meta_refs) else None
+    lowering = _Lowering(dialect, diags, meta_refs)
     lowered = lowering.schema(doc, doc)
     if lowering.refused:
         return None
@@ -249,21 +256,20 @@ _META_SCHEMA_SETS = {
 }
 
 
-def _meta_schema_set(ref: str) -> str | None:
+def _note_meta_ref(node: JObject, meta_refs: dict[str, Span]) -> None:
+    """Record the meta-schema set a node's `$ref` names, if it names one."""
+    ref = node.get("$ref")
+    if not isinstance(ref, str) or ref.startswith("#") or "json-schema.org/" not in ref:
+        return
     key = dialect_uri_key(ref.partition("#")[0])
-    if key.startswith(_2019_META):
-        return _2019_META
-    return key if key in _META_SCHEMA_SETS else None
+    found = _2019_META if key.startswith(_2019_META) else key
+    if found in _META_SCHEMA_SETS:
+        meta_refs.setdefault(found, node.value_span("$ref"))
 
 
-def _with_meta_schemas(doc: Any) -> Any:
-    """`doc` with the earlier dialects' meta-schemas it references embedded under `$defs`."""
-    wanted: dict[str, Any] = {}
-    for node in schema_nodes(doc):
-        ref = node.get("$ref")
-        if isinstance(ref, str) and (found := _meta_schema_set(ref)) is not None:
-            wanted.setdefault(found, node.value_span("$ref"))
-    if not wanted or not isinstance(doc, JObject):
+def _with_meta_schemas(doc: Any, wanted: dict[str, Span]) -> Any:
+    """`doc` with the earlier dialects' meta-schemas it references (`wanted`) embedded under `$defs`."""
+    if not isinstance(doc, JObject):
         return doc
     from jsonschema_specifications import (
         REGISTRY,
@@ -274,7 +280,7 @@ def _with_meta_schemas(doc: Any) -> Any:
     for key, span in wanted.items():
         for uri in _META_SCHEMA_SETS[key]:
             meta = from_plain(REGISTRY.contents(uri), span)
-            embedded.setdefault(uri, _lower(meta, Diagnostics(), DRAFT2020))
+            embedded.setdefault(uri, _lower(meta, Diagnostics(), DRAFT2020, {}))
     span = defs.span if isinstance(defs, JObject) else doc.span
     return doc.replace(**{"$defs": JObject(embedded, span)})
 
@@ -292,12 +298,17 @@ _DECLARE = (
 )
 
 
-def check_2020_document(doc: Any, diags: Diagnostics) -> bool:
+def check_2020_document(
+    doc: Any, diags: Diagnostics, meta_refs: dict[str, Span] | None = None
+) -> bool:
     """Refuse, with a diagnostic, keywords that mean something else in draft 2020-12 than where they came from:
     only in schema positions, so a property or definition with such a name is no keyword. Whether none was found.
+    `meta_refs` gets the earlier dialects' meta-schemas the document references (the same walk finds them).
     """
     clean = True
     for node in schema_nodes(doc):
+        if meta_refs is not None and "$ref" in node:
+            _note_meta_ref(node, meta_refs)
         for key, value in node.items():
             if key in _OLD_DRAFT_KEYWORDS:
                 hint = (
@@ -328,7 +339,8 @@ def schema_nodes(doc: Any) -> Iterator[JObject]:
             continue
         yield node
         for key, value in node.items():
-            stack.extend(_subschemas(key, value))
+            if key in _POSITIONS:
+                stack.extend(_subschemas(key, value))
 
 
 def _subschemas(key: str, value: Any) -> list[Any]:
@@ -367,9 +379,12 @@ def _submap(source: JObject, names: list[str], lower: Callable[[Any], Any]) -> J
 
 
 class _Lowering:
-    def __init__(self, dialect: Dialect, diags: Diagnostics) -> None:
+    def __init__(
+        self, dialect: Dialect, diags: Diagnostics, meta_refs: dict[str, Span]
+    ) -> None:
         self.dialect = dialect
         self.diags = diags
+        self.meta_refs = meta_refs
         self.refused = False
 
     def schema(self, node: Any, resource: Any) -> Any:
@@ -411,17 +426,10 @@ class _Lowering:
         keys = [(k, old) for k, old in keys if old not in ignored]
         values: dict[str, Any] = {}
 
-        identifier = "id" if dialect is DRAFT4 else "$id"
-        if isinstance(node.get(identifier), str) and identifier not in ignored:
-            base, _, fragment = node[identifier].partition("#")
-            keys = [(k, old) for k, old in keys if old != identifier]
-            if base:
-                keys.insert(0, ("$id", identifier))
-                values["$id"] = base
-                resource = node
-            if fragment and not fragment.startswith("/"):
-                keys.insert(1 if base else 0, ("$anchor", identifier))
-                values["$anchor"] = fragment
+        if dialect.order < 2019:
+            keys = self._identifier(node, keys, values, ignored)
+        if _is_resource(node, dialect):
+            resource = node
 
         if dialect is DRAFT4:
             keys = self._exclusive_bounds(node, keys, values)
@@ -459,6 +467,8 @@ class _Lowering:
             keys = self._recursive(node, keys, values, resource)
 
         ref = node.get("$ref")
+        if ref is not None and "$ref" not in ignored:
+            _note_meta_ref(node, self.meta_refs)
         if isinstance(ref, str) and ref.startswith("#/") and "$ref" not in ignored:
             values["$ref"] = "#" + _translate(resource, ref[1:])
 
@@ -483,6 +493,33 @@ class _Lowering:
             elif old in _SCHEMA:
                 values[new] = self.schema(value, resource)
         return _rebuild(node, keys, values)
+
+    def _identifier(
+        self,
+        node: JObject,
+        keys: list[tuple[str, str]],
+        values: dict[str, Any],
+        ignored: list[str],
+    ) -> list[tuple[str, str]]:
+        """Draft-04's `id` and draft-06/07's `$id`: the part before `#` is the `$id`, a plain-name fragment
+        (`#foo`) an `$anchor` (2019-09 split the two)."""
+        identifier = "id" if self.dialect is DRAFT4 else "$id"
+        value = node.get(identifier)
+        if not isinstance(value, str) or identifier in ignored:
+            return keys
+        base, _, fragment = value.partition("#")
+        out: list[tuple[str, str]] = []
+        for new, old in keys:
+            if old != identifier:
+                out.append((new, old))
+                continue
+            if base:
+                out.append(("$id", old))
+                values["$id"] = base
+            if fragment and not fragment.startswith("/"):
+                out.append(("$anchor", old))
+                values["$anchor"] = fragment
+        return out
 
     def _no_boolean_schemas(self, node: JObject) -> None:
         """Draft-04 has no boolean schemas (`true` where a schema goes is not a draft-04 schema)."""
