@@ -39,82 +39,39 @@ from ...ir import JArray, JObject, from_plain
 class Dialect:
     name: str
     order: int  # older dialects are smaller
-    vocabulary: frozenset[str]  # the keywords that mean something in this dialect
+    # The keywords that mean something in this dialect (annotations too).
+    vocabulary: frozenset[str]
 
 
-_ANNOTATIONS = {"title", "description", "default", "$schema", "format"}
-_DRAFT4_KEYWORDS = {
-    *_ANNOTATIONS,
-    *(
-        "type",
-        "enum",
-        "properties",
-        "patternProperties",
-        "additionalProperties",
-        "required",
-    ),
-    *(
-        "items",
-        "additionalItems",
-        "maxItems",
-        "minItems",
-        "uniqueItems",
-        "maxLength",
-        "minLength",
-    ),
-    *(
-        "pattern",
-        "maximum",
-        "minimum",
-        "exclusiveMaximum",
-        "exclusiveMinimum",
-        "multipleOf",
-    ),
-    *(
-        "maxProperties",
-        "minProperties",
-        "allOf",
-        "anyOf",
-        "oneOf",
-        "not",
-        "dependencies",
-        "$ref",
-    ),
-    *("id", "definitions"),
-}
-_DRAFT6_KEYWORDS = (_DRAFT4_KEYWORDS - {"id"}) | {
-    *("$id", "const", "contains", "propertyNames", "examples"),
-}
-_DRAFT7_KEYWORDS = _DRAFT6_KEYWORDS | {
-    *("if", "then", "else", "$comment", "readOnly", "writeOnly"),
-    *("contentMediaType", "contentEncoding"),
-}
-_DRAFT2019_KEYWORDS = (_DRAFT7_KEYWORDS - {"dependencies", "definitions"}) | {
-    *(
-        "$anchor",
-        "$defs",
-        "$recursiveRef",
-        "$recursiveAnchor",
-        "$vocabulary",
-        "deprecated",
-    ),
-    *(
-        "dependentRequired",
-        "dependentSchemas",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-    ),
-    *("minContains", "maxContains", "contentSchema"),
-}
-_DRAFT2020_KEYWORDS = (_DRAFT2019_KEYWORDS - {"$recursiveRef", "$recursiveAnchor"}) | {
-    *("prefixItems", "$dynamicRef", "$dynamicAnchor"),
-}
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
 
-DRAFT4 = Dialect("draft-04", 4, frozenset(_DRAFT4_KEYWORDS))
-DRAFT6 = Dialect("draft-06", 6, frozenset(_DRAFT6_KEYWORDS))
-DRAFT7 = Dialect("draft-07", 7, frozenset(_DRAFT7_KEYWORDS))
-DRAFT2019 = Dialect("2019-09", 2019, frozenset(_DRAFT2019_KEYWORDS))
-DRAFT2020 = Dialect("2020-12", 2020, frozenset(_DRAFT2020_KEYWORDS))
+
+_ANNOTATIONS = _words("title description default $schema format")
+_DRAFT4_KEYWORDS = _ANNOTATIONS | _words(
+    """type enum properties patternProperties additionalProperties required items additionalItems maxItems
+    minItems uniqueItems maxLength minLength pattern maximum minimum exclusiveMaximum exclusiveMinimum multipleOf
+    maxProperties minProperties allOf anyOf oneOf not dependencies $ref id definitions"""
+)
+_DRAFT6_KEYWORDS = (_DRAFT4_KEYWORDS - {"id"}) | _words(
+    "$id const contains propertyNames examples"
+)
+_DRAFT7_KEYWORDS = _DRAFT6_KEYWORDS | _words(
+    "if then else $comment readOnly writeOnly contentMediaType contentEncoding"
+)
+_DRAFT2019_KEYWORDS = (_DRAFT7_KEYWORDS - {"dependencies", "definitions"}) | _words(
+    """$anchor $defs $recursiveRef $recursiveAnchor $vocabulary deprecated dependentRequired dependentSchemas
+    unevaluatedItems unevaluatedProperties minContains maxContains contentSchema"""
+)
+_DRAFT2020_KEYWORDS = (
+    _DRAFT2019_KEYWORDS - {"$recursiveRef", "$recursiveAnchor"}
+) | _words("prefixItems $dynamicRef $dynamicAnchor")
+
+DRAFT4 = Dialect("draft-04", 4, _DRAFT4_KEYWORDS)
+DRAFT6 = Dialect("draft-06", 6, _DRAFT6_KEYWORDS)
+DRAFT7 = Dialect("draft-07", 7, _DRAFT7_KEYWORDS)
+DRAFT2019 = Dialect("2019-09", 2019, _DRAFT2019_KEYWORDS)
+DRAFT2020 = Dialect("2020-12", 2020, _DRAFT2020_KEYWORDS)
 
 # `$schema` URIs, without the scheme and the empty fragment (http and https name the same dialect).
 _BY_URI = {
@@ -134,47 +91,24 @@ DIALECT_URIS = {
 
 # Keywords that 2020-12 applies to an instance (or that change how references resolve): one of them in a
 # document of a dialect without it would start meaning something it did not mean.
-_APPLIED_2020 = _DRAFT2020_KEYWORDS - {
-    *_ANNOTATIONS,
-    *(
-        "examples",
-        "$comment",
-        "readOnly",
-        "writeOnly",
-        "deprecated",
-        "$defs",
-        "$vocabulary",
-    ),
-    *("contentMediaType", "contentEncoding", "contentSchema"),
-}
+_INERT_2020 = _ANNOTATIONS | _words(
+    """examples $comment readOnly writeOnly deprecated $defs $vocabulary contentMediaType contentEncoding
+    contentSchema"""
+)
+_APPLIED_2020 = _DRAFT2020_KEYWORDS - _INERT_2020
 # Kept beside a `$ref` before 2019-09: they assert nothing and may be the target of a pointer.
-_REF_COMPANIONS = {"definitions", "$defs", "$schema", "$comment"}
+_REF_COMPANIONS = _words("definitions $defs $schema $comment")
 
 # Schema positions: a keyword whose value is a schema, a list of schemas, or a map of names to schemas.
-_SCHEMA = {
-    *(
-        "additionalItems",
-        "additionalProperties",
-        "not",
-        "contains",
-        "propertyNames",
-        "if",
-        "then",
-        "else",
-    ),
-    *("unevaluatedItems", "unevaluatedProperties", "contentSchema", "items"),
-}
-_SCHEMA_LIST = {"allOf", "anyOf", "oneOf", "prefixItems"}
-_SCHEMA_MAP = {
-    "properties",
-    "patternProperties",
-    "definitions",
-    "$defs",
-    "dependentSchemas",
-    "dependencies",
-}
-
-_POSITIONS = frozenset(_SCHEMA | _SCHEMA_LIST | _SCHEMA_MAP)
+_SCHEMA = _words(
+    """additionalItems additionalProperties not contains propertyNames if then else unevaluatedItems
+    unevaluatedProperties contentSchema items"""
+)
+_SCHEMA_LIST = _words("allOf anyOf oneOf prefixItems")
+_SCHEMA_MAP = _words(
+    "properties patternProperties definitions $defs dependentSchemas dependencies"
+)
+_POSITIONS = _SCHEMA | _SCHEMA_LIST | _SCHEMA_MAP
 
 # The `$dynamicAnchor` a 2019-09 `$recursiveAnchor: true` becomes.
 _RECURSIVE_ANCHOR = "recursiveAnchor"
@@ -271,9 +205,8 @@ def _with_meta_schemas(doc: Any, wanted: dict[str, Span]) -> Any:
     """`doc` with the earlier dialects' meta-schemas it references (`wanted`) embedded under `$defs`."""
     if not isinstance(doc, JObject):
         return doc
-    from jsonschema_specifications import (
-        REGISTRY,
-    )  # the meta-schemas, as `jsonschema` itself reads them
+    # The meta-schemas as `jsonschema` (a dependency) ships them; imported only when one is referenced.
+    from jsonschema_specifications import REGISTRY
 
     defs = doc.get("$defs")
     embedded = dict(defs) if isinstance(defs, JObject) else {}
