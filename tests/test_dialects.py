@@ -459,3 +459,13 @@ def test_a_reference_to_an_earlier_dialects_meta_schema_embeds_it_lowered() -> N
     assert doc["$defs"]["https://json-schema.org/draft/2019-09/schema"][
         "$dynamicAnchor"
     ] == ("recursiveAnchor")
+
+
+def test_draft4_forms_in_a_2020_12_document_are_named() -> None:
+    doc, codes = lowered({"maximum": 5, "exclusiveMaximum": True})
+    assert doc is None and codes == ["unsupported-keyword"]
+    schema = {"id": "http://example.test/x.json", "properties": {"id": {}}}
+    assert lowered(schema) == (
+        schema,
+        ["dialect-keyword"],
+    )  # a warning: `id` is ignored

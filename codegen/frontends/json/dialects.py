@@ -260,6 +260,25 @@ def check_2020_document(
                     node.key_span(key),
                 )
                 clean = False
+            elif key in ("exclusiveMaximum", "exclusiveMinimum") and isinstance(
+                value, bool
+            ):
+                bound = "maximum" if key == "exclusiveMaximum" else "minimum"
+                diags.error(
+                    "unsupported-keyword",
+                    f"a boolean {key!r} is draft-04's form: write the exclusive bound itself ({key!r}: <number>, "
+                    f"in place of {bound!r}), "
+                    + _DECLARE.format(uri=DIALECT_URIS[DRAFT4]),
+                    node.value_span(key),
+                )
+                clean = False
+            elif key == "id" and isinstance(value, str):
+                diags.warning(
+                    "dialect-keyword",
+                    "'id' is draft-04's '$id' and means nothing in draft 2020-12: write '$id', "
+                    + _DECLARE.format(uri=DIALECT_URIS[DRAFT4]),
+                    node.key_span(key),
+                )
     return clean
 
 
