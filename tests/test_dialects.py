@@ -469,3 +469,15 @@ def test_draft4_forms_in_a_2020_12_document_are_named() -> None:
         schema,
         ["dialect-keyword"],
     )  # a warning: `id` is ignored
+
+
+def test_a_recursive_anchor_counts_only_at_a_resource_root() -> None:
+    doc, _ = lowered(
+        {
+            "$schema": DRAFT2019,
+            "properties": {"a": {"$recursiveAnchor": True, "$recursiveRef": "#"}},
+        }
+    )
+    assert doc == {"properties": {"a": {"$ref": "#"}}}
+    doc, codes = lowered({"$schema": DRAFT2019, "$recursiveRef": "#/$defs/x"})
+    assert doc is None and codes == ["unsupported-keyword"]

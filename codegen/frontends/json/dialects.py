@@ -563,33 +563,42 @@ class _Lowering:
         values: dict[str, Any],
         resource: Any,
     ) -> list[tuple[str, str]]:
-        """2019-09's `$recursiveAnchor`/`$recursiveRef`, as the 2020-12 dynamic anchor and reference."""
+        """2019-09's `$recursiveAnchor`/`$recursiveRef`, as the 2020-12 dynamic anchor and reference. A recursive
+        anchor counts only at a resource's root (`resource` is `node` there)."""
         out: list[tuple[str, str]] = []
         for new, old in keys:
-            if old == "$recursiveAnchor":
-                if node[old] is True:
+            value = node[old]
+            if old == "$recursiveAnchor" and isinstance(value, bool):
+                if value and node is resource:
                     out.append(("$dynamicAnchor", old))
                     values["$dynamicAnchor"] = _RECURSIVE_ANCHOR
-                elif node[old] is not False:
-                    out.append(
-                        (new, old)
-                    )  # malformed: the meta-schema check reports it
-            elif old == "$recursiveRef" and node[old] == "#":
-                # The initial target is the resource's root; only when that root is a recursive anchor does
-                # the reference go dynamic (to the outermost recursive anchor of the evaluation).
-                target = node if _is_resource(node, DRAFT2019) else resource
-                if (
-                    isinstance(target, JObject)
-                    and target.get("$recursiveAnchor") is True
-                ):
-                    out.append(("$dynamicRef", old))
-                    values["$dynamicRef"] = "#" + _RECURSIVE_ANCHOR
-                else:
-                    out.append(("$ref", old))
-                    values["$ref"] = "#"
+            elif old == "$recursiveRef":
+                out += self._recursive_ref(node, old, values, resource)
             else:
-                out.append((new, old))
+                out.append(
+                    (new, old)
+                )  # (a malformed `$recursiveAnchor` too: the meta-schema check reports it)
         return out
+
+    def _recursive_ref(
+        self, node: JObject, key: str, values: dict[str, Any], resource: Any
+    ) -> list[tuple[str, str]]:
+        """`$recursiveRef: "#"` first resolves to its resource's root; only when that root is a recursive anchor
+        does it go on to the outermost recursive anchor of the evaluation (a `$dynamicRef`).
+        """
+        if node[key] != "#" or "$ref" in node:
+            self.diags.error(
+                "unsupported-keyword",
+                "'$recursiveRef' is supported as \"#\" and not beside '$ref' (2019-09 defines no other use)",
+                node.key_span(key),
+            )
+            self.refused = True
+            return []
+        if isinstance(resource, JObject) and resource.get("$recursiveAnchor") is True:
+            values["$dynamicRef"] = "#" + _RECURSIVE_ANCHOR
+            return [("$dynamicRef", key)]
+        values["$ref"] = "#"
+        return [("$ref", key)]
 
 
 def _is_resource(node: JObject, dialect: Dialect) -> bool:
