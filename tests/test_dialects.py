@@ -293,6 +293,15 @@ HANDWRITTEN: list[dict[str, Any]] = [
         ],
     },
 ]
+HANDWRITTEN.append(
+    {  # a pointer into keywords beside `$ref` (ignored before 2019-09, but still reachable)
+        "properties": {
+            "a": {"$ref": "#/definitions/d", "properties": {"x": {"type": "string"}}},
+            "b": {"$ref": "#/properties/a/properties/x"},
+        },
+        "definitions": {"d": {"type": "object"}},
+    }
+)
 DRAFT4_ONLY = [
     {"properties": {"n": {"maximum": 5, "exclusiveMaximum": True}, "c": {"const": 1}}},
     {
@@ -481,3 +490,29 @@ def test_a_recursive_anchor_counts_only_at_a_resource_root() -> None:
     assert doc == {"properties": {"a": {"$ref": "#"}}}
     doc, codes = lowered({"$schema": DRAFT2019, "$recursiveRef": "#/$defs/x"})
     assert doc is None and codes == ["unsupported-keyword"]
+
+
+def test_an_ignored_subschema_a_pointer_reaches_is_kept_under_an_inert_name() -> None:
+    doc, codes = lowered(
+        {
+            "$schema": DRAFT7,
+            "properties": {
+                "a": {
+                    "$ref": "#/definitions/d",
+                    "properties": {"x": {"type": "string"}},
+                },
+                "b": {"$ref": "#/properties/a/properties/x"},
+                "c": {"$ref": "#/definitions/d", "items": {"type": "null"}},
+            },
+            "definitions": {"d": {}},
+        }
+    )
+    assert doc["properties"] == {
+        "a": {
+            "$ref": "#/definitions/d",
+            "x-ignored-properties": {"x": {"type": "string"}},
+        },
+        "b": {"$ref": "#/properties/a/x-ignored-properties/x"},
+        "c": {"$ref": "#/definitions/d"},  # no pointer reaches it: dropped
+    }
+    assert codes == ["ref-sibling", "ref-sibling"]

@@ -16,7 +16,8 @@ What is rewritten (README, "JSON Schema dialects"):
 - 2019-09 `$recursiveAnchor: true` -> `$dynamicAnchor`, `$recursiveRef` -> `$dynamicRef` to it (or a plain `$ref`
   where the resource has no recursive anchor, as 2019-09 then resolves it);
 - keywords the dialect does not have (`const` in draft-04, `if` in draft-06, `prefixItems` in draft-07...) are
-  ignored by that dialect, so they are dropped with a warning;
+  ignored by that dialect, so they are dropped with a warning (an ignored subschema that a `$ref` pointer reaches
+  into is kept as `x-ignored-<keyword>`, which 2020-12 ignores too);
 - `$ref` pointers through a renamed keyword (`#/items/0`) follow it (`#/prefixItems/0`).
 
 A document without `$schema` is 2020-12; one naming a dialect this compiler does not know is read as 2020-12 with
@@ -162,7 +163,7 @@ def _lower(
     dialect = dialect_of(doc, diags, default)
     if dialect is DRAFT2020:
         return doc if check_2020_document(doc, diags, meta_refs) else None
-    lowering = _Lowering(dialect, diags, meta_refs)
+    lowering = _Lowering(dialect, diags, meta_refs, _pointer_tokens(doc))
     lowered = lowering.schema(doc, doc)
     if lowering.refused:
         return None
@@ -332,11 +333,18 @@ def _submap(source: JObject, names: list[str], lower: Callable[[Any], Any]) -> J
 
 class _Lowering:
     def __init__(
-        self, dialect: Dialect, diags: Diagnostics, meta_refs: dict[str, Span]
+        self,
+        dialect: Dialect,
+        diags: Diagnostics,
+        meta_refs: dict[str, Span],
+        pointer_tokens: frozenset[str],
     ) -> None:
         self.dialect = dialect
         self.diags = diags
         self.meta_refs = meta_refs
+        self.pointer_tokens = (
+            pointer_tokens  # every token of a `#/...` pointer in the document
+        )
         self.refused = False
 
     def schema(self, node: Any, resource: Any) -> Any:
@@ -346,36 +354,28 @@ class _Lowering:
         dialect = self.dialect
         if dialect is DRAFT4:
             self._no_boolean_schemas(node)
-        keys = [(k, k) for k in node]
-        # Keywords this dialect does not have mean nothing in it.
-        ignored = [
-            k for k in node if k in _APPLIED_2020 and k not in dialect.vocabulary
-        ]
-        for key in ignored:
+        unknown, beside = _ignored_keys(node, dialect)
+        for key in unknown:
             self.diags.warning(
                 "dialect-keyword",
                 f"{key!r} is not a {dialect.name} keyword: ignored, as {dialect.name} ignores it",
                 node.key_span(key),
             )
-        if dialect.order < 2019 and "$ref" in node:
-            # Before 2019-09 a `$ref` replaces its schema: the keywords beside it are ignored.
-            beside = [
-                k
-                for k in node
-                if k != "$ref"
-                and k not in ignored
-                and k in dialect.vocabulary
-                and k not in _REF_COMPANIONS
-                and k not in _ANNOTATIONS
-            ]
-            for key in beside:
-                self.diags.warning(
-                    "ref-sibling",
-                    f"{key!r} beside '$ref' is ignored in {dialect.name}",
-                    node.key_span(key),
-                )
-            ignored += beside
-        keys = [(k, old) for k, old in keys if old not in ignored]
+        for key in beside:
+            self.diags.warning(
+                "ref-sibling",
+                f"{key!r} beside '$ref' is ignored in {dialect.name}",
+                node.key_span(key),
+            )
+        ignored = unknown + beside
+        # An ignored subschema that a pointer may reach is parked under an inert name, so the pointer still finds
+        # it (a pointer is plain JSON navigation, ignored keywords included); the rest are dropped.
+        parked = {k for k in ignored if k in self.pointer_tokens and k in _POSITIONS}
+        keys = [
+            (_parked(old) if old in parked else old, old)
+            for old in node
+            if old not in ignored or old in parked
+        ]
         values: dict[str, Any] = {}
 
         if dialect.order < 2019:
@@ -422,13 +422,13 @@ class _Lowering:
         if ref is not None and "$ref" not in ignored:
             _note_meta_ref(node, self.meta_refs)
         if isinstance(ref, str) and ref.startswith("#/") and "$ref" not in ignored:
-            values["$ref"] = "#" + _translate(resource, ref[1:])
+            values["$ref"] = "#" + _translate(resource, ref[1:], dialect)
 
         for new, old in keys:
             if new in values:
                 continue
             value = node[old]
-            if old in _SCHEMA_LIST and isinstance(value, JArray):
+            if (old in _SCHEMA_LIST or old == "items") and isinstance(value, JArray):
                 values[new] = JArray(
                     [self.schema(v, resource) for v in value],
                     value.span,
@@ -601,6 +601,41 @@ class _Lowering:
         return [("$ref", key)]
 
 
+def _ignored_keys(node: JObject, dialect: Dialect) -> tuple[list[str], list[str]]:
+    """The keywords of `node` its dialect ignores: those it does not have, and (before 2019-09) those beside
+    `$ref`, apart from definitions and annotations."""
+    unknown = [k for k in node if k in _APPLIED_2020 and k not in dialect.vocabulary]
+    if dialect.order >= 2019 or "$ref" not in node:
+        return unknown, []
+    beside = [
+        k
+        for k in node
+        if k != "$ref"
+        and k not in unknown
+        and k in dialect.vocabulary
+        and k not in _REF_COMPANIONS
+        and k not in _ANNOTATIONS
+    ]
+    return unknown, beside
+
+
+def _parked(key: str) -> str:
+    return f"x-ignored-{key}"
+
+
+def _pointer_tokens(doc: Any) -> frozenset[str]:
+    tokens: set[str] = set()
+    for node in schema_nodes(doc):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/"):
+            tokens.update(_unescape(token) for token in ref[2:].split("/"))
+    return frozenset(tokens)
+
+
+def _unescape(token: str) -> str:
+    return unquote(token).replace("~1", "/").replace("~0", "~")
+
+
 def _is_resource(node: JObject, dialect: Dialect) -> bool:
     """Whether `node` starts a schema resource (an `$id` with more than a fragment), in whose scope its own
     `#` pointers resolve."""
@@ -611,7 +646,7 @@ def _is_resource(node: JObject, dialect: Dialect) -> bool:
     return isinstance(value, str) and bool(value.partition("#")[0])
 
 
-def _translate(resource: Any, pointer: str) -> str:
+def _translate(resource: Any, pointer: str, dialect: Dialect) -> str:
     """A JSON pointer into the source resource, following the keywords the lowering renamed."""
     tokens = pointer.split("/")[1:]
     out: list[str] = []
@@ -619,13 +654,15 @@ def _translate(resource: Any, pointer: str) -> str:
     index = 0
     while index < len(tokens):
         raw = tokens[index]
-        token = unquote(raw).replace("~1", "/").replace("~0", "~")
+        token = _unescape(raw)
         if not isinstance(node, JObject):
             out.extend(tokens[index:])
             break
         value = node.get(token)
         new = raw
-        if token == "items" and isinstance(value, JArray):
+        if token in _POSITIONS and token in sum(_ignored_keys(node, dialect), []):
+            new = _parked(token)
+        elif token == "items" and isinstance(value, JArray):
             new = "prefixItems"
         elif token == "additionalItems" and isinstance(node.get("items"), JArray):
             new = "items"
@@ -634,7 +671,7 @@ def _translate(resource: Any, pointer: str) -> str:
             and isinstance(value, JObject)
             and index + 1 < len(tokens)
         ):
-            name = unquote(tokens[index + 1]).replace("~1", "/").replace("~0", "~")
+            name = _unescape(tokens[index + 1])
             new = (
                 "dependentRequired"
                 if isinstance(value.get(name), JArray)
@@ -650,7 +687,7 @@ def _translate(resource: Any, pointer: str) -> str:
         if token in _SCHEMA and not container:
             node = value
         elif container and index < len(tokens):
-            member = unquote(tokens[index]).replace("~1", "/").replace("~0", "~")
+            member = _unescape(tokens[index])
             out.append(tokens[index])
             index += 1
             if (
