@@ -516,3 +516,24 @@ def test_an_ignored_subschema_a_pointer_reaches_is_kept_under_an_inert_name() ->
         "c": {"$ref": "#/definitions/d"},  # no pointer reaches it: dropped
     }
     assert codes == ["ref-sibling", "ref-sibling"]
+
+
+def test_a_yaml_tool_manifest_reads_its_schema_in_its_dialect(tmp_path: Path) -> None:
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "t.yaml").write_text(
+        "name: pair_tool\n"
+        "id: not-a-schema-keyword-here\n"
+        "parameters:\n"
+        f'  $schema: "{DRAFT7}"\n'
+        "  type: object\n"
+        "  properties:\n"
+        "    pair: {items: [{type: integer}], additionalItems: false}\n"
+    )
+    result = compile_result(specs)
+    assert result.files is not None and not result.diagnostics.sorted()
+    schema = json.loads(result.files["schemas/pair_tool.json"])
+    assert schema["inputSchema"]["properties"]["pair"] == {
+        "prefixItems": [{"type": "integer"}],
+        "items": False,
+    }

@@ -207,7 +207,7 @@ def _with_meta_schemas(doc: Any, wanted: dict[str, Span]) -> Any:
     if not isinstance(doc, JObject):
         return doc
     # The meta-schemas as `jsonschema` (a dependency) ships them; imported only when one is referenced.
-    from jsonschema_specifications import REGISTRY
+    from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
 
     defs = doc.get("$defs")
     embedded = dict(defs) if isinstance(defs, JObject) else {}
