@@ -511,8 +511,17 @@ class _Lowering:
             ("exclusiveMinimum", "minimum"),
         ):
             flag = node.get(exclusive)
+            if flag is None:
+                continue
             if not isinstance(flag, bool):
-                continue  # absent, or malformed: the meta-schema check reports it
+                self.diags.error(
+                    "invalid-schema",
+                    f"in draft-04 {exclusive!r} is a boolean that makes {bound!r} exclusive: write "
+                    f"{bound!r} with {exclusive!r}: true, or declare a later dialect for the numeric form",
+                    node.value_span(exclusive),
+                )
+                self.refused = True
+                continue
             if flag and bound in node:
                 keys = [
                     (exclusive if old == bound else new, old)
@@ -660,7 +669,9 @@ def _translate(resource: Any, pointer: str, dialect: Dialect) -> str:
             break
         value = node.get(token)
         new = raw
-        if token in _POSITIONS and token in sum(_ignored_keys(node, dialect), []):
+        unknown, beside = _ignored_keys(node, dialect)
+        if token in _POSITIONS and (token in unknown or token in beside):
+            # parked by the lowering, since this very pointer reaches into it
             new = _parked(token)
         elif token == "items" and isinstance(value, JArray):
             new = "prefixItems"
@@ -668,6 +679,7 @@ def _translate(resource: Any, pointer: str, dialect: Dialect) -> str:
             new = "items"
         elif (
             token == "dependencies"
+            and "dependencies" in dialect.vocabulary
             and isinstance(value, JObject)
             and index + 1 < len(tokens)
         ):
