@@ -601,6 +601,21 @@ _SCHEMAS = st.one_of(
         _NESTED,
     ),
     st.builds(
+        lambda a, b: {
+            "$id": "http://example.test/root.json",
+            "properties": {
+                "a": {
+                    "$id": "sub.json",
+                    "items": [a, b],
+                    "definitions": {"small": {"maxLength": 2}},
+                },
+                "b": {"$ref": "sub.json#/items/1"},
+            },
+        },
+        _NESTED,
+        _NESTED,
+    ),
+    st.builds(
         lambda a: {
             "$recursiveAnchor": True,
             "anyOf": [a, {"items": {"$recursiveRef": "#"}, "maxItems": 2}],
@@ -641,6 +656,8 @@ def test_the_lowered_document_means_what_the_source_means(
         **schema,
         "definitions": {"small": {"maxLength": 1, "maximum": 1}},
     }
+    if dialect == DRAFT4:  # draft-04 names it `id`
+        source = json.loads(json.dumps(source).replace('"$id"', '"id"'))
     # `jsonschema` (referencing) crashes on a 2019-09 pointer into `dependencies`, which 2019-09 does not have.
     assume(dialect != DRAFT2019 or "#/dependencies" not in json.dumps(schema))
     doc, _ = lowered(source)
@@ -655,3 +672,25 @@ def test_the_lowered_document_means_what_the_source_means(
             json.dumps(doc),
             instance,
         )
+
+
+def test_pointers_into_another_resource_of_the_document_follow_renamed_keywords() -> (
+    None
+):
+    doc, _ = lowered(
+        {
+            "$schema": DRAFT7,
+            "$id": "http://example.test/root.json",
+            "properties": {
+                "x": {"$id": "sub.json", "items": [{"type": "integer"}]},
+                "y": {"$ref": "sub.json#/items/0"},
+                "z": {"$ref": "http://example.test/sub.json#/items/0"},
+                "w": {"$ref": "elsewhere.json#/items/0"},  # not in this document
+            },
+        }
+    )
+    assert doc["properties"]["y"] == {"$ref": "sub.json#/prefixItems/0"}
+    assert doc["properties"]["z"] == {
+        "$ref": "http://example.test/sub.json#/prefixItems/0"
+    }
+    assert doc["properties"]["w"] == {"$ref": "elsewhere.json#/items/0"}

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urljoin
 
 from ...diagnostics import Diagnostics, Span
 from ...ir import JArray, JObject, from_plain
@@ -164,7 +164,8 @@ def _lower(
     if dialect is DRAFT2020:
         return doc if check_2020_document(doc, diags, meta_refs) else None
     lowering = _Lowering(dialect, diags, meta_refs, _pointer_tokens(doc))
-    lowered = lowering.schema(doc, doc)
+    lowering.root = doc
+    lowered = lowering.schema(doc, _Scope(doc, ""))
     if lowering.refused:
         return None
     if isinstance(lowered, JObject) and "$schema" in lowered:
@@ -331,6 +332,15 @@ def _submap(source: JObject, names: list[str], lower: Callable[[Any], Any]) -> J
     )
 
 
+@dataclass(frozen=True)
+class _Scope:
+    """The (source) schema resource a subschema is in, and that resource's base URI (relative to the
+    document's, which is "")."""
+
+    node: Any
+    base: str
+
+
 class _Lowering:
     def __init__(
         self,
@@ -346,9 +356,12 @@ class _Lowering:
             pointer_tokens  # every token of a `#/...` pointer in the document
         )
         self.refused = False
+        self.root: Any = None
+        # Base URI -> resource, found when a reference first needs them.
+        self.resources: dict[str, JObject] | None = None
 
-    def schema(self, node: Any, resource: Any) -> Any:
-        """A subschema lowered; `resource` is the (source) schema resource it is in, for `#` pointers."""
+    def schema(self, node: Any, resource: _Scope) -> Any:
+        """A subschema lowered; `resource` is the (source) schema resource it is in, for pointers."""
         if not isinstance(node, JObject):
             return node
         dialect = self.dialect
@@ -381,7 +394,9 @@ class _Lowering:
         if dialect.order < 2019:
             keys = self._identifier(node, keys, values, ignored)
         if _is_resource(node, dialect):
-            resource = node
+            resource = _Scope(
+                node, urljoin(resource.base, _identifier_base(node, dialect))
+            )
 
         if dialect is DRAFT4:
             keys = self._exclusive_bounds(node, keys, values)
@@ -421,8 +436,8 @@ class _Lowering:
         ref = node.get("$ref")
         if ref is not None and "$ref" not in ignored:
             _note_meta_ref(node, self.meta_refs)
-        if isinstance(ref, str) and ref.startswith("#/") and "$ref" not in ignored:
-            values["$ref"] = "#" + _translate(resource, ref[1:], dialect)
+        if isinstance(ref, str) and "#/" in ref and "$ref" not in ignored:
+            values["$ref"] = self._reference(ref, resource)
 
         for new, old in keys:
             if new in values:
@@ -445,6 +460,20 @@ class _Lowering:
             elif old in _SCHEMA:
                 values[new] = self.schema(value, resource)
         return _rebuild(node, keys, values)
+
+    def _reference(self, ref: str, scope: _Scope) -> str:
+        """A `$ref` whose fragment is a JSON pointer, following the keywords the lowering renamed on its way
+        through the resource it points into (left alone when that resource is not in this document).
+        """
+        uri, _, pointer = ref.partition("#")
+        if not uri:
+            return "#" + _translate(scope.node, pointer, self.dialect)
+        if self.resources is None:
+            self.resources = _resources(self.root, self.dialect)
+        target = self.resources.get(urljoin(scope.base, uri))
+        if target is None:
+            return ref
+        return uri + "#" + _translate(target, pointer, self.dialect)
 
     def _identifier(
         self,
@@ -538,7 +567,7 @@ class _Lowering:
         node: JObject,
         keys: list[tuple[str, str]],
         values: dict[str, Any],
-        resource: Any,
+        resource: _Scope,
     ) -> list[tuple[str, str]]:
         """`dependencies` split by the kind of each value: names -> `dependentRequired`, schemas ->
         `dependentSchemas` (a malformed value goes with the schemas, where the meta-schema check reports it).
@@ -570,15 +599,15 @@ class _Lowering:
         node: JObject,
         keys: list[tuple[str, str]],
         values: dict[str, Any],
-        resource: Any,
+        resource: _Scope,
     ) -> list[tuple[str, str]]:
         """2019-09's `$recursiveAnchor`/`$recursiveRef`, as the 2020-12 dynamic anchor and reference. A recursive
-        anchor counts only at a resource's root (`resource` is `node` there)."""
+        anchor counts only at a resource's root (`resource.node` is `node` there)."""
         out: list[tuple[str, str]] = []
         for new, old in keys:
             value = node[old]
             if old == "$recursiveAnchor" and isinstance(value, bool):
-                if value and node is resource:
+                if value and node is resource.node:
                     out.append(("$dynamicAnchor", old))
                     values["$dynamicAnchor"] = _RECURSIVE_ANCHOR
             elif old == "$recursiveRef":
@@ -590,7 +619,7 @@ class _Lowering:
         return out
 
     def _recursive_ref(
-        self, node: JObject, key: str, values: dict[str, Any], resource: Any
+        self, node: JObject, key: str, values: dict[str, Any], resource: _Scope
     ) -> list[tuple[str, str]]:
         """`$recursiveRef: "#"` first resolves to its resource's root; only when that root is a recursive anchor
         does it go on to the outermost recursive anchor of the evaluation (a `$dynamicRef`).
@@ -603,7 +632,7 @@ class _Lowering:
             )
             self.refused = True
             return []
-        if isinstance(resource, JObject) and resource.get("$recursiveAnchor") is True:
+        if resource.node.get("$recursiveAnchor") is True:
             values["$dynamicRef"] = "#" + _RECURSIVE_ANCHOR
             return [("$dynamicRef", key)]
         values["$ref"] = "#"
@@ -645,6 +674,28 @@ def _unescape(token: str) -> str:
     return unquote(token).replace("~1", "/").replace("~0", "~")
 
 
+def _identifier_base(node: JObject, dialect: Dialect) -> str:
+    value = node.get("id" if dialect is DRAFT4 else "$id")
+    return value.partition("#")[0] if isinstance(value, str) else ""
+
+
+def _resources(doc: Any, dialect: Dialect) -> dict[str, JObject]:
+    """Every schema resource of a document by its base URI (resolved as the lowering resolves it)."""
+    found: dict[str, JObject] = {"": doc}
+    stack = [(doc, "")]
+    while stack:
+        node, base = stack.pop()
+        if not isinstance(node, JObject):
+            continue
+        if _is_resource(node, dialect):
+            base = urljoin(base, _identifier_base(node, dialect))
+            found.setdefault(base, node)
+        for key, value in node.items():
+            if key in _POSITIONS:
+                stack.extend((child, base) for child in _subschemas(key, value))
+    return found
+
+
 def _is_resource(node: JObject, dialect: Dialect) -> bool:
     """Whether `node` starts a schema resource (an `$id` with more than a fragment), in whose scope its own
     `#` pointers resolve."""
@@ -655,7 +706,7 @@ def _is_resource(node: JObject, dialect: Dialect) -> bool:
     return isinstance(value, str) and bool(value.partition("#")[0])
 
 
-def _translate(resource: Any, pointer: str, dialect: Dialect) -> str:
+def _translate(resource: JObject, pointer: str, dialect: Dialect) -> str:
     """A JSON pointer into the source resource, following the keywords the lowering renamed."""
     tokens = pointer.split("/")[1:]
     out: list[str] = []
