@@ -2,7 +2,7 @@
 
 Recognises the shapes of reference/json-tools.md §1 — function-calling, the OpenAI wrapper and flat forms, MCP
 tools (also a `tools/list` result), Lilux manifests and the BFCL dialect — and lowers each to an IR `Tool` whose
-types are the file's own JSON Schema fragments.
+types are the file's own JSON Schema fragments, each read in the dialect its `$schema` names (dialects.py).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from ...ir import (
     SpecModule,
     Tool,
     rewrite_schema,
-    schema_objects,
 )
 from .dialects import check_2020_document, lower_document
 from .parse import parse_json
@@ -54,7 +53,7 @@ def load_schema_file(source: SourceFile, diags: Diagnostics) -> SpecModule:
     """A `*.schema.json` file: one entity, named by its `title`, else by the file stem."""
     doc = lower_document(parse_json(source, diags), diags)
     if doc is None:
-        raise SpecError("old keywords read as 2020-12")
+        raise SpecError("the schema is refused in its dialect")
     if not isinstance(doc, (JObject, bool)):
         diags.error(
             "schema-shape",
