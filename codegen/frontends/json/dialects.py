@@ -163,8 +163,7 @@ def _lower(
     dialect = dialect_of(doc, diags, default)
     if dialect is DRAFT2020:
         return doc if check_2020_document(doc, diags, meta_refs) else None
-    lowering = _Lowering(dialect, diags, meta_refs, _pointer_tokens(doc))
-    lowering.root = doc
+    lowering = _Lowering(dialect, diags, meta_refs, doc)
     lowered = lowering.schema(doc, _Scope(doc, ""))
     if lowering.refused:
         return None
@@ -342,23 +341,24 @@ class _Scope:
 
 
 class _Lowering:
+    """One document of `dialect` lowered to 2020-12 (`schema(root, _Scope(root, ""))`)."""
+
     def __init__(
         self,
         dialect: Dialect,
         diags: Diagnostics,
         meta_refs: dict[str, Span],
-        pointer_tokens: frozenset[str],
+        root: Any,
     ) -> None:
         self.dialect = dialect
         self.diags = diags
         self.meta_refs = meta_refs
-        self.pointer_tokens = (
-            pointer_tokens  # every token of a `#/...` pointer in the document
-        )
-        self.refused = False
-        self.root: Any = None
+        self.root = root
+        # Every token of a `#/...` pointer in the document (which ignored subschemas a pointer may reach).
+        self.pointer_tokens = _pointer_tokens(root)
         # Base URI -> resource, found when a reference first needs them.
         self.resources: dict[str, JObject] | None = None
+        self.refused = False
 
     def schema(self, node: Any, resource: _Scope) -> Any:
         """A subschema lowered; `resource` is the (source) schema resource it is in, for pointers."""
