@@ -1,14 +1,15 @@
 """Generated models mean exactly what their schemas mean: the official JSON Schema test suite, through the
-compiler.
+compiler, in every dialect it covers (draft-04, draft-07, 2019-09 and 2020-12).
 
-Every group of ../shared/conformance/json-schema-test-suite/draft2020-12/*.json becomes one `*.schema.json` entity
-spec; all groups are compiled together into one package. Each test instance goes to the group's model twice, as
+Every group of ../shared/conformance/json-schema-test-suite/<dialect>/*.json becomes one `*.schema.json` entity
+spec, declaring the dialect in `$schema` where the group does not; all groups of a dialect are compiled together
+into one package. Each test instance goes to the group's model twice, as
 JSON text (`model_validate_json`) and as Python data (`model_validate`); a case agrees when both forms give the
 suite's verdict. A group the compiler refuses (with a diagnostic) disagrees on all its cases; a crash, a model
 raising anything but a validation error, or a generated module that does not import fails the test outright.
 
-The agreement may not fall below `conformance_ratchet.json`, and the test asks for the ratchet to be raised when
-it is higher, so the figure only goes up.
+The agreement of each dialect may not fall below its figure in `conformance_ratchet.json`, and the test asks for
+the ratchet to be raised when it is higher, so the figures only go up.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,8 +35,21 @@ from codegen.writer import write_output
 from conftest import shared
 
 RATCHET = Path(__file__).with_name("conformance_ratchet.json")
-# These refer to the suite's remote documents: test_conformance_remote.py compiles them with remotes/ mapped.
-LEFT_OUT = {"refRemote.json", "dynamicRef.json", "vocabulary.json"}
+# Suite folder -> the `$schema` its groups are read in.
+DIALECTS = {
+    "draft4": "http://json-schema.org/draft-04/schema#",
+    "draft7": "http://json-schema.org/draft-07/schema#",
+    "draft2019-09": "https://json-schema.org/draft/2019-09/schema",
+    "draft2020-12": "https://json-schema.org/draft/2020-12/schema",
+}
+# Files that need documents from remotes/ (references beyond one file, custom meta-schemas):
+# test_conformance_remote.py compiles them with the suite's remotes/ mapped.
+LEFT_OUT = {
+    "draft4": {"refRemote.json"},
+    "draft7": {"refRemote.json"},
+    "draft2019-09": {"refRemote.json", "vocabulary.json"},
+    "draft2020-12": {"refRemote.json", "dynamicRef.json", "vocabulary.json"},
+}
 PACKAGE = "suite_gen"
 
 
@@ -45,6 +60,10 @@ class Group:
     description: str
     schema: Any
     tests: list[dict[str, Any]]
+    dialect: str  # the `$schema` the group is read in when it names none
+    verdicts: bool = (
+        True  # whether the suite's verdicts apply (not to a group read in another dialect)
+    )
 
     @property
     def stem(self) -> str:
@@ -59,16 +78,19 @@ class Group:
         return "Suite" + "".join(part.capitalize() for part in self.stem.split("_"))
 
     def spec_text(self) -> str:
-        schema = (
-            {**self.schema, "title": self.entity}
-            if isinstance(self.schema, dict)
-            else self.schema
-        )
+        if isinstance(self.schema, bool):
+            return json.dumps(
+                {"$schema": self.dialect, "not": {}}
+                if not self.schema
+                else {"$schema": self.dialect}
+            )
+        schema = {"$schema": self.dialect, **self.schema, "title": self.entity}
         return json.dumps(schema, indent=1)
 
 
 @dataclass
 class Suite:
+    dialect: str  # the suite folder
     groups: list[Group]
     out: Path
     refused: dict[str, str]  # stem -> the compiler's diagnostic
@@ -82,11 +104,11 @@ class Tally:
     disagreements: list[str] = field(default_factory=list)
 
 
-def load_groups() -> list[Group]:
-    folder = shared("conformance", "json-schema-test-suite", "draft2020-12")
+def load_groups(dialect: str) -> list[Group]:
+    folder = shared("conformance", "json-schema-test-suite", dialect)
     groups = []
     for path in sorted(folder.glob("*.json")):
-        if path.name in LEFT_OUT:
+        if path.name in LEFT_OUT[dialect]:
             continue
         for index, group in enumerate(json.loads(path.read_text(encoding="utf-8"))):
             groups.append(
@@ -96,6 +118,7 @@ def load_groups() -> list[Group]:
                     group["description"],
                     group["schema"],
                     group["tests"],
+                    DIALECTS[dialect],
                 )
             )
     return groups
@@ -130,27 +153,39 @@ def compile_groups(
             (specs / f"{stem}.schema.json").unlink()
 
 
-@pytest.fixture(scope="module")
-def suite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Suite]:
-    folder = tmp_path_factory.mktemp("conformance")
-    groups = load_groups()
+@contextmanager
+def compiled_suite(
+    dialect: str, groups: list[Group], folder: Path, package: str
+) -> Iterator[Suite]:
+    """The groups compiled into one imported package (forgotten afterwards)."""
     files, refused = compile_groups(groups, folder)
-    out = folder / PACKAGE
+    out = folder / package
     write_output(out, files)
     sys.path.insert(0, str(folder))
     try:
         models = {}
         for group in groups:
             if group.stem not in refused:  # every module must import
-                module = importlib.import_module(f"{PACKAGE}.{module_name(group.stem)}")
+                module = importlib.import_module(f"{package}.{module_name(group.stem)}")
                 models[group.stem] = getattr(module, class_name(group.entity))
-        yield Suite(groups, out, refused, models)
+        yield Suite(dialect, groups, out, refused, models)
     finally:
         sys.path.remove(str(folder))
         for name in [
-            m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")
+            m for m in sys.modules if m == package or m.startswith(package + ".")
         ]:
             del sys.modules[name]
+
+
+@pytest.fixture(scope="module", params=sorted(DIALECTS))
+def suite(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Suite]:
+    dialect: str = request.param
+    package = "suite_" + re.sub(r"[^a-z0-9]", "_", dialect)
+    folder = tmp_path_factory.mktemp("conformance")
+    with compiled_suite(dialect, load_groups(dialect), folder, package) as built:
+        yield built
 
 
 def verdict(model: type[Any], instance: Any, where: str) -> bool | None:
@@ -218,14 +253,17 @@ def test_generated_models_agree_with_the_official_suite(
     result = tally(suite)
     agree, total = sum(result.agree.values()), sum(result.total.values())
     with capsys.disabled():
-        print("\n" + report(suite, result))
-    recorded = json.loads(RATCHET.read_text(encoding="utf-8"))["agree"]
+        print(f"\n{suite.dialect}:\n" + report(suite, result))
+    recorded = json.loads(RATCHET.read_text(encoding="utf-8"))[suite.dialect]
     assert (
-        agree >= recorded
-    ), f"conformance fell to {agree}/{total}, below the ratchet ({recorded})"
+        agree >= recorded["agree"]
+    ), f"{suite.dialect}: conformance fell to {agree}/{total}, below the ratchet ({recorded['agree']})"
     assert (
-        agree <= recorded
-    ), f"conformance rose to {agree}/{total}: raise 'agree' in {RATCHET.name} to {agree}"
+        agree <= recorded["agree"]
+    ), f"{suite.dialect}: conformance rose to {agree}/{total}: raise its 'agree' in {RATCHET.name} to {agree}"
+    assert (
+        total == recorded["total"]
+    ), f"{suite.dialect}: {total} cases now, {recorded['total']} recorded"
 
 
 def test_emitted_schemas_are_valid_and_are_what_the_models_enforce(

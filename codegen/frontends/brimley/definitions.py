@@ -131,9 +131,8 @@ def _looks_like_tool(doc: JObject) -> bool:
 
 def _tool_manifest(doc: Any, source: SourceFile, diags: Diagnostics) -> SpecModule:
     """A YAML file in one of the JSON tool shapes: compiled exactly as the same data in a `.json` file."""
-    from ..json.tools import _tool, check_dialect
+    from ..json.tools import _tool  # reads each tool's schemas in their dialect
 
-    check_dialect(doc, diags)
     tools: list[Tool] = []
     dropped: list[Tool] = []
     for entry in doc if isinstance(doc, JArray) else [doc]:

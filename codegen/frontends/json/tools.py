@@ -2,7 +2,7 @@
 
 Recognises the shapes of reference/json-tools.md §1 — function-calling, the OpenAI wrapper and flat forms, MCP
 tools (also a `tools/list` result), Lilux manifests and the BFCL dialect — and lowers each to an IR `Tool` whose
-types are the file's own JSON Schema fragments.
+types are the file's own JSON Schema fragments, each read in the dialect its `$schema` names (dialects.py).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from ...ir import (
     SpecModule,
     Tool,
     rewrite_schema,
-    schema_objects,
 )
+from .dialects import check_2020_document, lower_document
 from .parse import parse_json
 
 TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,127}\Z")
@@ -51,8 +51,9 @@ def with_title(schema: JObject, title: str, span: Span) -> JObject:
 
 def load_schema_file(source: SourceFile, diags: Diagnostics) -> SpecModule:
     """A `*.schema.json` file: one entity, named by its `title`, else by the file stem."""
-    doc = parse_json(source, diags)
-    check_dialect(doc, diags)
+    doc = lower_document(parse_json(source, diags), diags)
+    if doc is None:
+        raise SpecError("the schema is refused in its dialect")
     if not isinstance(doc, (JObject, bool)):
         diags.error(
             "schema-shape",
@@ -89,33 +90,13 @@ def entity_schema(schema: JObject, name: str, span: Span) -> JObject:
     return with_title(schema, name, span)
 
 
-# Keywords of older drafts whose meaning 2020-12 changed; reading them as 2020-12 would silently change a schema.
-_OLD_DRAFT_KEYWORDS = {
-    "additionalItems": "use 'items' after 'prefixItems'",
-    "dependencies": "use 'dependentRequired' or 'dependentSchemas'",
-    "$recursiveRef": "use '$dynamicRef'",
-}
-
-
-def check_dialect(schema: Any, diags: Diagnostics) -> None:
-    """Refuse, with a diagnostic, keywords that mean something else in draft 2020-12 than where they came from."""
-    for node in schema_objects(schema):
-        for key, value in node.items():
-            if key in _OLD_DRAFT_KEYWORDS:
-                hint = _OLD_DRAFT_KEYWORDS[key]
-                message = f"{key!r} is not a draft 2020-12 keyword: {hint}"
-                diags.error("unsupported-keyword", message, node.key_span(key))
-            elif key == "items" and isinstance(value, JArray):
-                diags.error(
-                    "unsupported-keyword",
-                    "'items' as an array is the tuple form of older drafts: use 'prefixItems' in draft 2020-12",
-                    node.key_span(key),
-                )
+def check_dialect(schema: Any, diags: Diagnostics) -> bool:
+    """Refuse, with a diagnostic, keywords of older drafts in a schema read as 2020-12 (schema positions only)."""
+    return check_2020_document(schema, diags)
 
 
 def load_tool_file(source: SourceFile, diags: Diagnostics) -> SpecModule:
     doc = parse_json(source, diags)
-    check_dialect(doc, diags)
     entries: list[Any]
     if isinstance(doc, JArray):
         entries = list(doc)
@@ -212,10 +193,20 @@ def _tool(
         )
     output_schema = _first(entry, _OUTPUT_KEYS)
     config_schema = entry.get("config_schema")
-    input_schema = _normalize_bfcl(input_schema, diags)
-    output_schema = (
-        _normalize_bfcl(output_schema, diags) if output_schema is not None else None
-    )
+    # Each schema document in its own dialect; a tool whose schemas use keywords they cannot mean is left out
+    # (its name kept), so one bad tool does not take the others of its file with it.
+    input_schema = lower_document(_normalize_bfcl(input_schema, diags), diags)
+    refused = input_schema is None
+    if output_schema is not None:
+        output_schema = lower_document(_normalize_bfcl(output_schema, diags), diags)
+        refused = refused or output_schema is None
+    if config_schema is not None:
+        config_schema = lower_document(config_schema, diags)
+        refused = refused or config_schema is None
+    if refused:
+        span = entry.value_span(name_key)
+        dropped.append(Tool(name, span, None, JObject({}, span)))
+        return None
     if (
         not isinstance(input_schema, JObject)
         or input_schema.get("type", "object") != "object"
