@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from .diagnostics import Diagnostics, SourceFile, SpecError
+from .frontends.json.dialects import lower_document
 from .frontends.json.parse import parse_json
 from .sources import MAX_SPEC_BYTES
 from .spec_bytes import UnreadableSpec, read_spec_bytes
@@ -92,7 +93,8 @@ class RemoteDocuments:
             return Fetched()
         source = SourceFile(located, located.as_posix(), Path(located.name), text)
         try:
-            return Fetched(parse_json(source, self.diags))
+            # read in the dialect its `$schema` names, as a spec is (a document without one is 2020-12)
+            return Fetched(lower_document(parse_json(source, self.diags), self.diags))
         except SpecError:
             return Fetched()
         except RecursionError:

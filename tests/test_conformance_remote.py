@@ -22,7 +22,7 @@ from codegen.passes.naming import class_name, module_name
 from codegen.writer import write_output
 from conftest import shared
 from bundling import suite_ref_map
-from test_conformance import Group, Suite, report, tally
+from test_conformance import DIALECTS, Group, Suite, report, tally
 
 RATCHET = Path(__file__).with_name("conformance_remote_ratchet.json")
 FILES = ("refRemote.json", "dynamicRef.json", "vocabulary.json")
@@ -32,7 +32,14 @@ PACKAGE = "suite_remote_gen"
 def load_groups() -> list[Group]:
     folder = shared("conformance", "json-schema-test-suite", "draft2020-12")
     return [
-        Group(name, index, group["description"], group["schema"], group["tests"])
+        Group(
+            name,
+            index,
+            group["description"],
+            group["schema"],
+            group["tests"],
+            DIALECTS["draft2020-12"],
+        )
         for name in FILES
         for index, group in enumerate(
             json.loads((folder / name).read_text(encoding="utf-8"))
@@ -83,7 +90,7 @@ def suite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Suite]:
             if group.stem not in refused:
                 module = importlib.import_module(f"{PACKAGE}.{module_name(group.stem)}")
                 models[group.stem] = getattr(module, class_name(group.entity))
-        yield Suite(groups, out, refused, models)
+        yield Suite("draft2020-12", groups, out, refused, models)
     finally:
         sys.path.remove(str(folder))
         for name in [

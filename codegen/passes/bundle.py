@@ -106,6 +106,20 @@ VOCABULARY_KEYWORDS = {
     _VOCAB + "format-annotation": frozenset(),
     _VOCAB + "content": frozenset(),
 }
+# 2019-09's vocabularies, in the keywords of the lowered (2020-12) documents: its applicator vocabulary also held
+# the `unevaluated*` keywords, and its `format` vocabulary only annotated unless asked to assert.
+_VOCAB_2019 = "https://json-schema.org/draft/2019-09/vocab/"
+VOCABULARY_KEYWORDS.update(
+    {
+        _VOCAB_2019 + "core": frozenset(),
+        _VOCAB_2019 + "applicator": VOCABULARY_KEYWORDS[_VOCAB + "applicator"]
+        | VOCABULARY_KEYWORDS[_VOCAB + "unevaluated"],
+        _VOCAB_2019 + "validation": VOCABULARY_KEYWORDS[_VOCAB + "validation"],
+        _VOCAB_2019 + "meta-data": frozenset(),
+        _VOCAB_2019 + "format": frozenset(),
+        _VOCAB_2019 + "content": frozenset(),
+    }
+)
 
 
 _REFERENCE, _ONE, _MAP, _LIST = range(4)
@@ -437,7 +451,7 @@ class _Run:
             for v, required in vocabularies.items()
             if required is True and v not in VOCABULARY_KEYWORDS
         )
-        if unknown or _VOCAB + "core" not in vocabularies:
+        if unknown or not {_VOCAB + "core", _VOCAB_2019 + "core"} & set(vocabularies):
             what = (
                 f"requires vocabularies codegen does not know: {', '.join(unknown)}"
                 if unknown
@@ -447,12 +461,17 @@ class _Run:
                 f"the meta-schema {meta!r} {what}", span, "unsupported-keyword"
             )
             return root
+        # (a keyword is inert when no vocabulary the meta-schema lists has it: 2019-09 and 2020-12 share names)
         inert = frozenset(
             keyword
             for vocabulary, keywords in VOCABULARY_KEYWORDS.items()
             if vocabulary not in vocabularies
             for keyword in keywords
-        )
+        ) - {
+            keyword
+            for vocabulary in vocabularies
+            for keyword in VOCABULARY_KEYWORDS.get(vocabulary, ())
+        }
         root = root.replace(**{"$schema": DELETE})
         return _without_keywords(root, inert) if inert else root
 

@@ -131,6 +131,13 @@ def dialect_of(doc: Any, diags: Diagnostics, default: Dialect = DRAFT2020) -> Di
     if not isinstance(uri, str):
         return default  # the meta-schema check reports it
     dialect = _BY_URI.get(dialect_uri_key(uri))
+    if (
+        dialect is None
+        and uri.lower().startswith(("http://", "https://"))
+        and "json-schema.org/" not in uri.lower()
+    ):
+        # a meta-schema by URL: the bundler reads its `$vocabulary` where the ref-map maps it, and warns if not
+        return DRAFT2020
     if dialect is None:
         known = ", ".join(
             DIALECT_URIS[d] for d in (DRAFT4, DRAFT6, DRAFT7, DRAFT2019, DRAFT2020)
