@@ -95,10 +95,24 @@ _VOCABULARY = frozenset(
 _BY_TYPE = {
     "string": frozenset({"minLength", "maxLength", "pattern", "format"}),
     "integer": frozenset(
-        {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"}
+        {
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+            "format",
+        }
     ),
     "number": frozenset(
-        {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"}
+        {
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+            "format",
+        }
     ),
     "boolean": frozenset({"format"}),
     "array": frozenset({"items", "minItems", "maxItems", "uniqueItems", "format"}),
@@ -186,7 +200,9 @@ class NativeTyper:
         if not keys:
             return NativeType(JSON_VALUE, keeps_numbers=True, nullable=True)
         if "$ref" in keys:
-            target = self._resolve(schema["$ref"], pointer) if keys == {"$ref"} else None
+            target = (
+                self._resolve(schema["$ref"], pointer) if keys == {"$ref"} else None
+            )
             if target is None or not isinstance(schema["$ref"], str):
                 return None
             return self.native(target[1], target[0], depth + 1)
@@ -298,7 +314,8 @@ def object_model_is_native(schema: Any) -> bool:
 
 def native_models(models: Iterable[ModelPlan]) -> tuple[set[str], set[str]]:
     """The classes that become `NativeModel`s (own keywords native, every model they use native too) and,
-    among them, those whose JSON text Pydantic's parser may read (closed, no decimals, no arbitrary JSON)."""
+    among them, those whose JSON text Pydantic's parser may read (closed, no decimals, no arbitrary JSON).
+    """
     by_name = {m.class_name: m for m in models}
     native = {m.class_name for m in by_name.values() if m.native is not None}
     changed = True
@@ -335,7 +352,11 @@ def _keywords(schema: JObject) -> set[str]:
 
 
 def _is_null(schema: Any) -> bool:
-    return isinstance(schema, JObject) and _keywords(schema) == {"type"} and schema["type"] == "null"
+    return (
+        isinstance(schema, JObject)
+        and _keywords(schema) == {"type"}
+        and schema["type"] == "null"
+    )
 
 
 def _or_null(found: NativeType) -> NativeType:
@@ -350,7 +371,11 @@ def _or_null(found: NativeType) -> NativeType:
 
 
 def _none(keys: set[str]) -> NativeType | None:
-    return NativeType(PyType("None", nullable=True), nullable=True) if keys == {"type"} else None
+    return (
+        NativeType(PyType("None", nullable=True), nullable=True)
+        if keys == {"type"}
+        else None
+    )
 
 
 def _string_literal(schema: JObject, keys: set[str]) -> NativeType | None:
@@ -369,9 +394,7 @@ def _string_literal(schema: JObject, keys: set[str]) -> NativeType | None:
         return None
     allowed = schema.get("type", ("string", "null"))
     allowed = [allowed] if isinstance(allowed, str) else list(allowed)
-    if any(
-        ("null" if value is None else "string") not in allowed for value in values
-    ):
+    if any(("null" if value is None else "string") not in allowed for value in values):
         return None
     strings = sorted({value for value in values if value is not None}, key=values.index)
     nullable = None in values
@@ -387,7 +410,7 @@ def _string(schema: JObject) -> NativeType | None:
     if fmt in _FORMATS:
         if set(schema) & {"minLength", "maxLength", "pattern"}:
             return None
-        kind, marker = _FORMATS[fmt]  # type: ignore[index]
+        kind, marker = _FORMATS[str(fmt)]
         return NativeType(PyType(kind, needs=frozenset({"_dt"})), (marker,))
     metadata = _counts(schema, "minLength", "maxLength")
     if metadata is None:
@@ -402,7 +425,8 @@ def _string(schema: JObject) -> NativeType | None:
 
 def _rust_pattern(pattern: Any) -> str | None:
     """The pattern as the interpreter runs it on pydantic-core's Rust engine: the same regex in `Field`
-    decides the same. Only when text with lone surrogates fails it there as it fails in the interpreter."""
+    decides the same. Only when text with lone surrogates fails it there as it fails in the interpreter.
+    """
     if not isinstance(pattern, str):
         return None
     try:
@@ -418,7 +442,9 @@ def _number(schema: JObject, kind: str) -> NativeType | None:
     integer = kind == "integer"
     if not integer and schema.get("format") == "decimal":
         return None
-    options = [] if integer else ["allow_inf_nan=False"]
+    options = (
+        []
+    )  # (NaN and infinities: `NativeModel` sets `allow_inf_nan=False` for all its fields)
     markers = []
     for keyword, option in _BOUNDS.items():
         if keyword not in schema:
@@ -429,7 +455,11 @@ def _number(schema: JObject, kind: str) -> NativeType | None:
         options.append(f"{option}={bound!r}")
     if "multipleOf" in schema:
         divisor = schema["multipleOf"]
-        if isinstance(divisor, bool) or not isinstance(divisor, (int, float)) or divisor <= 0:
+        if (
+            isinstance(divisor, bool)
+            or not isinstance(divisor, (int, float))
+            or divisor <= 0
+        ):
             return None
         if integer and isinstance(divisor, int):
             options.append(f"multiple_of={divisor!r}")

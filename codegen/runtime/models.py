@@ -312,7 +312,8 @@ class _NotNull:
     ) -> core_schema.CoreSchema:
         schema = handler(source)
         if schema["type"] == "nullable":
-            return schema["schema"]
+            inner: core_schema.CoreSchema = schema["schema"]
+            return inner
         return schema
 
 
@@ -326,7 +327,9 @@ def _not_json(kind: str) -> PydanticCustomError:
 class _Formatted:
     """`format: date` / `date-time` text (or a date / datetime, as its ISO text), typed as Pydantic types it."""
 
-    def __init__(self, valid: Callable[[str], bool], target: core_schema.CoreSchema, kind: str) -> None:
+    def __init__(
+        self, valid: Callable[[str], bool], target: core_schema.CoreSchema, kind: str
+    ) -> None:
         self._valid = valid
         self._kind = kind
         self._target = target
@@ -367,7 +370,9 @@ class _UniqueStrings:
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
-        return core_schema.no_info_after_validator_function(self._check, handler(source))
+        return core_schema.no_info_after_validator_function(
+            self._check, handler(source)
+        )
 
 
 UNIQUE_STRINGS = _UniqueStrings()
@@ -393,7 +398,9 @@ class MultipleOf:
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
-        return core_schema.no_info_before_validator_function(self._check, handler(source))
+        return core_schema.no_info_before_validator_function(
+            self._check, handler(source)
+        )
 
 
 def _is_json_data(value: Any, depth: int) -> bool:
@@ -403,7 +410,9 @@ def _is_json_data(value: Any, depth: int) -> bool:
     if kind is str or kind is bool or kind is int or value is None:
         return True
     if kind is float:
-        return math.isfinite(value) and not (value.is_integer() and abs(value) >= _INT64_LIMIT)
+        return math.isfinite(value) and not (
+            value.is_integer() and abs(value) >= _INT64_LIMIT
+        )
     if depth > 64:
         return False
     if kind is list:
@@ -510,7 +519,9 @@ class SchemaModel(_ObjectModel):
         if _already_checked(info):
             data = to_json_data(data)
         else:
-            data = _check(data, cls.__json_schema_document__, cls.__json_schema_pointer__)
+            data = _check(
+                data, cls.__json_schema_document__, cls.__json_schema_pointer__
+            )
         shadowed = _shadowed_fields(cls, data)
         if not shadowed:
             return handler(data)
@@ -542,10 +553,12 @@ class NativeModel(_ObjectModel):
     `SchemaModel` decides it: the interpreter checks the JSON data, with its messages, and Pydantic types it.
     """
 
-    model_config = ConfigDict(validate_by_name=False, validate_by_alias=True)
+    model_config = ConfigDict(
+        validate_by_name=False, validate_by_alias=True, allow_inf_nan=False
+    )
 
     # Additional properties (where the schema allows them) must be JSON data, as the interpreter would ask.
-    __pydantic_extra__: dict[str, JsonValue] = Field(init=False)  # type: ignore[assignment]
+    __pydantic_extra__: dict[str, JsonValue] = Field(init=False)
     # Whether JSON text can go to Pydantic's parser as it is: no decimal field and no slot that keeps the
     # numbers of arbitrary JSON (there `read_json` keeps the digits a float would lose).
     __json_text_native__: ClassVar[bool] = False
@@ -615,7 +628,8 @@ def _already_checked(info: ValidationInfo) -> bool:
 
 def native_instance(cls: type[ModelT], data: Any) -> ModelT | None:
     """The model of `data` when native strict validation accepts it (the schema then accepts it too), else
-    None: the caller then checks `data` with the interpreter and types it by `checked_instance`."""
+    None: the caller then checks `data` with the interpreter and types it by `checked_instance`.
+    """
     if not issubclass(cls, NativeModel):
         return None
     try:
