@@ -419,23 +419,21 @@ def _string(schema: JObject) -> NativeType | None:
         rust = _rust_pattern(schema["pattern"])
         if rust is None:
             return None
-        metadata.append(f"Field(pattern={py_literal(rust)})")
+        pattern = py_literal(schema["pattern"])
+        metadata.append(f"_models.Pattern({pattern}, {py_literal(rust)})")
     return NativeType(PyType("str"), tuple(metadata), strings=True)
 
 
 def _rust_pattern(pattern: Any) -> str | None:
-    """The pattern as the interpreter runs it on pydantic-core's Rust engine: the same regex in `Field`
-    decides the same. Only when text with lone surrogates fails it there as it fails in the interpreter.
-    """
+    """The pattern as the interpreter runs it on pydantic-core's Rust engine (the same regex there decides
+    the same); None for a pattern the interpreter refuses."""
     if not isinstance(pattern, str):
         return None
     try:
         compile_pattern(pattern)
     except PatternError:
         return None
-    translation = _Translation(pattern)
-    rust = translation.run()
-    return None if translation.surrogates_as_fffd else rust
+    return _Translation(pattern).run()
 
 
 def _number(schema: JObject, kind: str) -> NativeType | None:
