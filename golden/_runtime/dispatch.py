@@ -15,12 +15,19 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .exports import export_names, mcp_call_result, openai_arguments
-from .models import read_json, to_json_data, to_json_output, write_json
+from .models import (
+    checked_instance,
+    native_instance,
+    read_json,
+    to_json_data,
+    to_json_output,
+    write_json,
+)
 from .validation import validate
 
 _MISSING = object()
@@ -270,15 +277,24 @@ def _call(
         if undone:
             found = tuple(Problem(path, message) for path, message in undone)
             return _fail(name, "invalid_arguments", _FIX_ARGUMENTS, *found)
-    problems = validate(data, spec.input_schema)
-    if problems:
-        return _invalid_arguments(name, problems)
-    try:
-        args = spec.args_model.model_validate(data)
-    except ValidationError as exc:
-        return _fail(
-            name, "invalid_arguments", _FIX_ARGUMENTS, *_pydantic_problems(exc)
-        )
+    # One validation: native strict validation where the model has it, else the interpreter's check (with
+    # its messages) and Pydantic's typing of the checked data.
+    args = (
+        native_instance(spec.args_model, data)
+        if getattr(spec.args_model, "__json_schema_document__", None)
+        is spec.input_schema
+        else None
+    )
+    if args is None:
+        problems = validate(data, spec.input_schema)
+        if problems:
+            return _invalid_arguments(name, problems)
+        try:
+            args = checked_instance(spec.args_model, data)
+        except ValidationError as exc:
+            return _fail(
+                name, "invalid_arguments", _FIX_ARGUMENTS, *_pydantic_problems(exc)
+            )
     kwargs = {
         field_name: getattr(args, field_name) for field_name in type(args).model_fields
     }
@@ -337,6 +353,8 @@ def _call(
             "implementation_error",
             f"the tool failed while running: {_exception_text(exc)}",
         )
+    if spec.implementation is not None and _validated_rows(spec, value):
+        return ToolResult(name, value, output_schema=spec.output_schema)
     if spec.output_schema is not None and not (value is None and spec.admits_none()):
         # The same exact check as the arguments get: Pydantic alone would take "1.5" or True for a number.
         # (A single-row SQL tool's "no row" is None, which its output schema does not say yet.)
@@ -350,6 +368,21 @@ def _call(
     except ValidationError as exc:
         return _fail(name, "invalid_result", _BAD_RESULT, *_pydantic_problems(exc))
     return ToolResult(name, value, output_schema=spec.output_schema)
+
+
+def _validated_rows(spec: ToolSpec, value: Any) -> bool:
+    """Rows a generated SQL implementation returns are entities `sql.py` has just validated: they are not
+    validated a second time (nor a third, as the result type)."""
+    rows = value if isinstance(value, list) else [value]
+    models = _model_classes(spec.result_type)
+    return bool(rows) and all(type(row) in models for row in rows)
+
+
+def _model_classes(kind: Any) -> set[type]:
+    """The model classes named in a result type (`Entity`, `list[Entity]`, `Entity | None`)."""
+    if isinstance(kind, type) and issubclass(kind, BaseModel):
+        return {kind}
+    return {found for arg in get_args(kind) for found in _model_classes(arg)}
 
 
 _BAD_RESULT = (

@@ -65,12 +65,13 @@ SCHEDULE_CALL_INPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-class LookupPersonArgs(_models.SchemaModel):
+class LookupPersonArgs(_models.NativeModel):
     """Arguments of the tool `lookupPerson`."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = LOOKUP_PERSON_INPUT_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
     email: str = Field(description="The person's email address.")
 
