@@ -15,6 +15,7 @@ import copy
 import datetime
 import json
 import math
+import re
 import uuid
 from collections.abc import Callable, Mapping
 from decimal import Decimal
@@ -52,9 +53,10 @@ from .validation import (
     SUBSCHEMA_MAPS,
     Problem,
     _resolve,
+    compile_pattern,
     validate,
 )
-from .validation.formats import _valid_date, _valid_date_time
+from .validation.formats import _DATE_TIME, _valid_date, _valid_date_time
 from .validation.numbers import _is_multiple
 
 RootT = TypeVar("RootT")
@@ -325,20 +327,42 @@ def _not_json(kind: str) -> PydanticCustomError:
 
 
 class _Formatted:
-    """`format: date` / `date-time` text (or a date / datetime, as its ISO text), typed as Pydantic types it."""
+    """`format: date` / `date-time` text (or a date / datetime, as its ISO text), as a `date` / `datetime`.
+
+    `typed` accepts values already typed whose ISO text the interpreter would accept. `valid` is a quick
+    form check after which Python's ISO parser, where it accepts the text, makes the
+    value (the same instant Pydantic would make, the calendar and clock checked as the interpreter checks
+    them); otherwise the interpreter's own check (`exact`) decides, and Pydantic's parser makes the value.
+    """
 
     def __init__(
-        self, valid: Callable[[str], bool], target: core_schema.CoreSchema, kind: str
+        self,
+        typed: Callable[[Any], bool],
+        valid: Callable[[str], bool],
+        exact: Callable[[str], bool],
+        parse: Callable[[str], Any],
+        target: core_schema.CoreSchema,
+        kind: str,
     ) -> None:
+        self._typed = typed
         self._valid = valid
+        self._exact = exact
+        self._parse = parse
         self._kind = kind
         self._target = target
         self._typer: SchemaValidator | None = None
 
     def _value(self, value: Any, _handler: Any) -> Any:
+        if self._typed(value):
+            return value
         if isinstance(value, (datetime.date, datetime.time)):
             value = value.isoformat()
         if isinstance(value, str) and self._valid(value):
+            try:
+                return self._parse(value)
+            except ValueError:
+                pass
+        if isinstance(value, str) and self._exact(value):
             if self._typer is None:
                 self._typer = SchemaValidator(self._target)
             return self._typer.validate_python(value)
@@ -352,9 +376,50 @@ class _Formatted:
         return core_schema.no_info_wrap_validator_function(self._value, self._target)
 
 
-DATE = _Formatted(_valid_date, core_schema.date_schema(), "an RFC 3339 date")
+def _date_text(text: str) -> bool:
+    # The form of RFC 3339's full-date; `date.fromisoformat` then checks the calendar.
+    return len(text) == 10 and _DATE_TEXT.fullmatch(text) is not None
+
+
+def _date_time_text(text: str) -> bool:
+    # The form of RFC 3339's date-time and its offset's range; `datetime.fromisoformat` checks the rest.
+    match = _DATE_TIME.fullmatch(text)
+    if match is None:
+        return False
+    hours, minutes = match.group(9, 10)
+    return hours is None or (int(hours) <= 23 and int(minutes) <= 59)
+
+
+_DATE_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+
+
+def _is_date(value: Any) -> bool:
+    return type(value) is datetime.date
+
+
+def _is_aware_datetime(value: Any) -> bool:
+    # Its ISO text is an RFC 3339 date-time when it has an offset in whole minutes (the year has 4 digits).
+    if type(value) is not datetime.datetime:
+        return False
+    offset = value.utcoffset()
+    return offset is not None and offset.seconds % 60 == 0 and not offset.microseconds
+
+
+DATE = _Formatted(
+    _is_date,
+    _date_text,
+    _valid_date,
+    datetime.date.fromisoformat,
+    core_schema.date_schema(),
+    "an RFC 3339 date",
+)
 DATE_TIME = _Formatted(
-    _valid_date_time, core_schema.datetime_schema(), "an RFC 3339 date-time"
+    _is_aware_datetime,
+    _date_time_text,
+    _valid_date_time,
+    datetime.datetime.fromisoformat,
+    core_schema.datetime_schema(),
+    "an RFC 3339 date-time",
 )
 
 
@@ -378,17 +443,58 @@ class _UniqueStrings:
 UNIQUE_STRINGS = _UniqueStrings()
 
 
+class Pattern:
+    """`pattern`, on pydantic-core's Rust engine as the interpreter runs it (`rust` is its translation there,
+    made by the compiler). Text with lone surrogates, which Rust cannot hold, goes to the interpreter's
+    matcher, which decides it (see `validation.patterns`)."""
+
+    def __init__(self, pattern: str, rust: str) -> None:
+        self.pattern = pattern
+        self.rust = rust
+
+    def _surrogates(self, value: Any) -> Any:
+        if (
+            isinstance(value, str)
+            and not value.isascii()
+            and _SURROGATE.search(value)
+            and compile_pattern(self.pattern).search(value)
+        ):
+            return value
+        raise PydanticCustomError(
+            "json_schema", "does not match {pattern}", {"pattern": self.pattern}
+        )
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        matched = core_schema.str_schema(pattern=self.rust, regex_engine="rust-regex")
+        choices = [
+            matched,
+            core_schema.no_info_plain_validator_function(self._surrogates),
+        ]
+        either = core_schema.union_schema(choices, mode="left_to_right")  # type: ignore[list-item]
+        return core_schema.chain_schema([handler(source), either])
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class MultipleOf:
     """`multipleOf` of a number, decided exactly as the interpreter does (pydantic-core's is approximate)."""
 
     def __init__(self, divisor: int | float) -> None:
         self.divisor = divisor
+        # A power of two: dividing a float by it is exact, and so is the test of the quotient.
+        self._binary = isinstance(divisor, float) and math.frexp(divisor)[0] == 0.5
 
     def _check(self, value: Any) -> Any:
-        if (
-            isinstance(value, (int, float, Decimal))
-            and not isinstance(value, bool)
-            and not _is_multiple(value, self.divisor)
+        kind = type(value)
+        if kind is float and self._binary:
+            quotient = value / self.divisor
+            if math.isfinite(quotient) and quotient.is_integer():
+                return value
+        if (kind in (int, float) or isinstance(value, Decimal)) and not _is_multiple(
+            value, self.divisor
         ):
             raise PydanticCustomError(
                 "json_schema", "not a multiple of {divisor}", {"divisor": self.divisor}
