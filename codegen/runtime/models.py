@@ -353,15 +353,15 @@ class _Formatted:
         self._typer: SchemaValidator | None = None
 
     def _value(self, value: Any, _handler: Any) -> Any:
-        if self._typed(value):
-            return value
-        if isinstance(value, (datetime.date, datetime.time)):
-            value = value.isoformat()
-        if isinstance(value, str) and self._valid(value):
+        if type(value) is str and self._valid(value):  # the common case first
             try:
                 return self._parse(value)
             except ValueError:
                 pass
+        elif self._typed(value):
+            return value
+        elif isinstance(value, (datetime.date, datetime.time)):
+            return self._value(value.isoformat(), _handler)
         if isinstance(value, str) and self._exact(value):
             if self._typer is None:
                 self._typer = SchemaValidator(self._target)
