@@ -46,6 +46,10 @@ SCHEMAS: dict[str, Any] = {
             "z": {"type": ["integer", "null"]},
             "o": {"anyOf": [{"type": "string"}, {"type": "null"}]},
             "a": {},
+            "x": {"oneOf": [{"type": "integer"}, {"type": "string", "minLength": 2}]},
+            "y": {"not": {"type": "string"}},
+            "u": {"type": "array", "uniqueItems": True},
+            "k": {"enum": [1, "1", True, None]},
         },
         "required": ["i"],
         "additionalProperties": False,
@@ -120,6 +124,8 @@ def _models(package: ModuleType) -> list[type[Any]]:
 def test_every_schema_here_takes_the_native_path(package: ModuleType) -> None:
     names = {cls.__name__ for cls in _models(package)}
     assert {"Scalars", "Nested", "Open"} <= names
+    # Fields without a native form are checked by the interpreter alone; the model stays native.
+    assert "_models.Checked(" in Path(package.scalars.__file__).read_text()
     assert package.Scalars.__json_text_native__ is False  # `a` takes any JSON
     assert package.Nested.__json_text_native__ is False  # so do `any`'s items
 
@@ -274,6 +280,11 @@ def test_native_json_text_acceptance_implies_the_interpreters(
         {"i": 1, "extra": 1},
         {"i": "1"},
         {"i": 1, "s": None},
+        {"i": 1, "x": "a"},
+        {"i": 1, "x": 1.5},
+        {"i": 1, "y": "s"},
+        {"i": 1, "u": [1, 1.0]},
+        {"i": 1, "k": 1.5},
     ],
 )
 def test_strict_mode_refuses_what_the_schema_refuses(
@@ -296,6 +307,8 @@ def test_strict_mode_refuses_what_the_schema_refuses(
         {"i": 1, "dt": "2024-01-02t03:04:05z"},
         {"i": 1, "q": "a\ud800"},
         {"i": 1, "a": (1, 2)},
+        {"i": 1, "x": 2.0},
+        {"i": 1, "k": 1.0},
     ],
 )
 def test_what_strict_mode_refuses_the_interpreter_still_accepts(
@@ -327,11 +340,28 @@ def test_native_models_of_the_examples(
 ) -> None:
     """How many models of the examples take the native path: a drop is a regression to look at."""
     native, interpreted = _native_count(examples_package[0])
-    assert (native, interpreted) == (29, 6)
+    assert (native, interpreted) == (33, 2)
 
 
 def test_native_models_of_the_real_tools(
     real_tools_package: tuple[Path, ModuleType],
 ) -> None:
     native, interpreted = _native_count(real_tools_package[0])
-    assert (native, interpreted) == (62, 16)
+    assert (native, interpreted) == (65, 13)
+
+
+def test_sound_inside_an_applications_own_types(package: ModuleType) -> None:
+    """Validated through a `TypeAdapter` or inside another Pydantic model, a native model stays strict: it
+    never takes what its schema refuses (at worst it refuses `1.0` for an integer there).
+    """
+    from pydantic import BaseModel, TypeAdapter, ValidationError
+
+    class Holder(BaseModel):
+        scalars: package.Scalars  # type: ignore[name-defined]
+
+    for bad in ({"i": "5"}, {"i": True}, {"i": 1, "b": 1}, {"i": 1, "n": math.nan}):
+        with pytest.raises(ValidationError):
+            TypeAdapter(list[package.Scalars]).validate_python([bad])
+        with pytest.raises(ValidationError):
+            Holder.model_validate({"scalars": bad})
+    assert Holder.model_validate({"scalars": {"i": 5}}).scalars.i == 5

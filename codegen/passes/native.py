@@ -169,15 +169,25 @@ class NativeTyper:
         self,
         model_type: Callable[[Any, str], tuple[bool, PyType | None]],
         resolve: Callable[[str, str], tuple[str, Any] | None],
+        document: tuple[str, Any] | None = None,
     ) -> None:
         self._model_type = model_type
         self._resolve = resolve
+        # (the constant naming the document, the plain document) for fields the interpreter checks
+        self._document = document
+        self._dynamic: bool | None = None
 
-    def field(self, schema: Any, pointer: str, required: bool) -> NativeType | None:
+    def field(
+        self, schema: Any, pointer: str, required: bool, plain: PyType | None = None
+    ) -> NativeType | None:
         """The annotation of a model field with this subschema; an optional field that is not nullable
-        still rejects null (None is only its "absent" default)."""
+        still rejects null (None is only its "absent" default). A field with keywords that have no native
+        form keeps its plain type `plain`, and the interpreter checks that field alone (`_models.Checked`).
+        """
         found = self.native(schema, pointer, 0)
-        if found is None or required or found.nullable:
+        if found is None:
+            return self._checked(pointer, plain)
+        if required or found.nullable:
             return found
         base = found.base
         return NativeType(
@@ -185,6 +195,20 @@ class NativeTyper:
             ("_models.NOT_NULL", *found.metadata),
             found.keeps_numbers,
         )
+
+    def _checked(self, pointer: str, plain: PyType | None) -> NativeType | None:
+        """A field the interpreter checks: only where its type holds no model (a model would be checked
+        again, in strict mode) and the document has no dynamic reference (whose meaning depends on the path
+        from the document's root)."""
+        if plain is None or plain.models or self._document is None:
+            return None
+        const, document = self._document
+        if self._dynamic is None:
+            self._dynamic = _has_dynamic_reference(document)
+        if self._dynamic:
+            return None
+        marker = f"_models.Checked({const}, {py_literal(pointer)})"
+        return NativeType(plain, (marker,), keeps_numbers=True, nullable=True)
 
     def native(self, schema: Any, pointer: str, depth: int) -> NativeType | None:
         if depth > 32:
@@ -339,6 +363,19 @@ def native_models(models: Iterable[ModelPlan]) -> tuple[set[str], set[str]]:
                 text.discard(name)
                 changed = True
     return native, text
+
+
+def _has_dynamic_reference(schema: Any) -> bool:
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if "$dynamicRef" in node or "$recursiveRef" in node:
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 def _models_used(model: ModelPlan) -> set[str]:

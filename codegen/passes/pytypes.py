@@ -88,7 +88,9 @@ class DocumentTyper:
         self.diags = diags
         self._by_pointer: dict[str, PyType] = {}
         self._in_progress: set[str] = set()
-        self._native = NativeTyper(self._native_model, self._native_ref)
+        self._native = NativeTyper(
+            self._native_model, self._native_ref, (const, self.plain_root)
+        )
 
     # -- models -------------------------------------------------------------------------------------------
 
@@ -135,6 +137,7 @@ class DocumentTyper:
                     sub,
                     sub_pointer,
                     field.required or (field.has_default and field.default is not None),
+                    field.type,
                 )
             )
         closed = (
