@@ -364,7 +364,10 @@ def _call(
             found = tuple(Problem(_dotted(p.path), p.message) for p in problems)
             return _fail(name, "invalid_result", _BAD_RESULT, *found)
     try:
-        value = spec.result_adapter().validate_python(value)
+        # Typed laxly when checked above (strict mode would refuse `1.0` for an integer, which is one).
+        value = spec.result_adapter().validate_python(
+            value, strict=False if spec.output_schema is not None else None
+        )
     except ValidationError as exc:
         return _fail(name, "invalid_result", _BAD_RESULT, *_pydantic_problems(exc))
     return ToolResult(name, value, output_schema=spec.output_schema)
@@ -450,7 +453,10 @@ def context_value(value: Any, kind: Any, schema: Any = None) -> Any:
             )
     if kind is Any:
         return value
-    return _context_adapter(kind).validate_python(value)
+    # Checked above when it has a schema: then typed laxly, as the check has decided.
+    return _context_adapter(kind).validate_python(
+        value, strict=False if schema is not None else None
+    )
 
 
 _ADAPTERS: dict[Any, TypeAdapter[Any]] = {}

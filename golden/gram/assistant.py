@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import ConfigDict, Field
 
@@ -76,7 +76,7 @@ class LookupPersonArgs(_models.NativeModel):
     email: str = Field(description="The person's email address.")
 
 
-class ScheduleCallArgs(_models.SchemaModel):
+class ScheduleCallArgs(_models.NativeModel):
     """Arguments of the tool `scheduleCall`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -84,10 +84,13 @@ class ScheduleCallArgs(_models.SchemaModel):
     __json_schema_pointer__ = ""
 
     email: str
-    starts_at: _dt.datetime = Field(
+    starts_at: Annotated[_dt.datetime, _models.DATE_TIME] = Field(
         alias="startsAt", description="Start, with a time zone."
     )
-    minutes: Literal[15, 30, 60] = 30
+    minutes: Annotated[
+        Literal[15, 30, 60],
+        _models.Checked(SCHEDULE_CALL_INPUT_SCHEMA, "/properties/minutes"),
+    ] = 30
 
 
 class LookupPersonFn(Protocol):

@@ -92,14 +92,17 @@ class ForecastCashArgs(_models.NativeModel):
     include_overdue: Annotated[bool | None, _models.NOT_NULL] = None
 
 
-class ForecastCashResult(_models.SchemaModel):
+class ForecastCashResult(_models.NativeModel):
     """Result of the tool `forecast_cash`."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = FORECAST_CASH_OUTPUT_SCHEMA
     __json_schema_pointer__ = ""
 
-    expected: _decimal.Decimal
+    expected: Annotated[
+        _decimal.Decimal,
+        _models.Checked(FORECAST_CASH_OUTPUT_SCHEMA, "/properties/expected"),
+    ]
     invoices: list[Invoice]
 
 

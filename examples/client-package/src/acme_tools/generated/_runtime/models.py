@@ -353,15 +353,15 @@ class _Formatted:
         self._typer: SchemaValidator | None = None
 
     def _value(self, value: Any, _handler: Any) -> Any:
-        if self._typed(value):
-            return value
-        if isinstance(value, (datetime.date, datetime.time)):
-            value = value.isoformat()
-        if isinstance(value, str) and self._valid(value):
+        if type(value) is str and self._valid(value):  # the common case first
             try:
                 return self._parse(value)
             except ValueError:
                 pass
+        elif self._typed(value):
+            return value
+        elif isinstance(value, (datetime.date, datetime.time)):
+            return self._value(value.isoformat(), _handler)
         if isinstance(value, str) and self._exact(value):
             if self._typer is None:
                 self._typer = SchemaValidator(self._target)
@@ -468,11 +468,11 @@ class Pattern:
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
         matched = core_schema.str_schema(pattern=self.rust, regex_engine="rust-regex")
-        choices = [
+        choices: list[Any] = [
             matched,
             core_schema.no_info_plain_validator_function(self._surrogates),
         ]
-        either = core_schema.union_schema(choices, mode="left_to_right")  # type: ignore[list-item]
+        either = core_schema.union_schema(choices, mode="left_to_right")
         return core_schema.chain_schema([handler(source), either])
 
 
@@ -500,6 +500,30 @@ class MultipleOf:
                 "json_schema", "not a multiple of {divisor}", {"divisor": self.divisor}
             )
         return value
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_before_validator_function(
+            self._check, handler(source)
+        )
+
+
+class Checked:
+    """A field whose keywords have no native form: the interpreter checks its value against its subschema
+    (`pointer` in `document`), then Pydantic types the JSON data. The model around it stays native.
+    """
+
+    def __init__(self, document: Any, pointer: str) -> None:
+        self.document = document
+        self.pointer = pointer
+
+    def _check(self, value: Any) -> Any:
+        data = to_json_data(value)
+        problems = validate(data, self.document, pointer=self.pointer)
+        if problems:
+            raise problems_error(problems)
+        return data
 
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
@@ -641,6 +665,21 @@ class SchemaModel(_ObjectModel):
         model.__pydantic_fields_set__.difference_update(shadowed.values())
         return model
 
+    def __init__(self, /, **data: Any) -> None:
+        """Keyword arguments may use Python field names as well as wire names."""
+        wire = _wire_keys(type(self), data)
+        self.__pydantic_validator__.validate_python(
+            wire, self_instance=self, strict=False
+        )
+
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    @classmethod
+    def model_validate(cls: type[ModelT], obj: Any, **kwargs: Any) -> ModelT:
+        """Checked, then typed: laxly, as the check has decided (also for the native models inside)."""
+        parent: Any = super()
+        return parent.model_validate(obj, **{"strict": False, **kwargs})  # type: ignore[no-any-return]
+
     @classmethod
     def model_validate_json(
         cls: type[ModelT], json_data: str | bytes | bytearray, **kwargs: Any
@@ -659,8 +698,17 @@ class NativeModel(_ObjectModel):
     `SchemaModel` decides it: the interpreter checks the JSON data, with its messages, and Pydantic types it.
     """
 
+    # Strict in its config too, so that it stays sound wherever it is validated (inside an application's own
+    # model, a `TypeAdapter`); the entry points here, and `SchemaModel`'s, type checked data with
+    # `strict=False` instead.
+    # `validate_by_name=False` keys data by wire names only; `populate_by_name=True` (which it overrides) only
+    # tells Pydantic's mypy plugin that the constructor takes Python names too (it does: `_wire_keys`).
     model_config = ConfigDict(
-        validate_by_name=False, validate_by_alias=True, allow_inf_nan=False
+        populate_by_name=True,
+        validate_by_name=False,
+        validate_by_alias=True,
+        allow_inf_nan=False,
+        strict=True,
     )
 
     # Additional properties (where the schema allows them) must be JSON data, as the interpreter would ask.
@@ -750,7 +798,7 @@ def checked_instance(cls: type[ModelT], data: Any) -> ModelT:
     json_data = to_json_data(data)
     if issubclass(cls, NativeModel):
         return cls.__pydantic_validator__.validate_python(json_data, strict=False)  # type: ignore[no-any-return]
-    return cls.model_validate(json_data, context={_CHECKED: True})
+    return cls.model_validate(json_data, context={_CHECKED: True}, strict=False)
 
 
 def _dump_keys(cls: type[BaseModel]) -> list[tuple[str, str]]:
@@ -774,6 +822,12 @@ class SchemaRootModel(RootModel[RootT], Generic[RootT]):
         if isinstance(data, cls):
             return data
         return _check(data, cls.__json_schema_document__, cls.__json_schema_pointer__)
+
+    @classmethod
+    def model_validate(cls: type[ModelT], obj: Any, **kwargs: Any) -> ModelT:
+        """Checked, then typed: laxly, as the check has decided (also for the native models inside)."""
+        parent: Any = super()
+        return parent.model_validate(obj, **{"strict": False, **kwargs})  # type: ignore[no-any-return]
 
     @classmethod
     def model_validate_json(
@@ -809,4 +863,6 @@ class SchemaRootModel(RootModel[RootT], Generic[RootT]):
 
 def default_value(kind: Any, value: Any) -> Any:
     """A field default that is not a plain literal (a model, a date), built from its JSON when used."""
-    return TypeAdapter(kind).validate_python(value)
+    return TypeAdapter(kind).validate_python(
+        value, strict=False
+    )  # checked when compiled
