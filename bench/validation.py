@@ -188,7 +188,9 @@ def validation_figures(peer: str, tools: int, per_tool: int) -> None:
 
 
 def _native_base(package: Any) -> type:
-    return importlib.import_module(f"{package.__name__}._runtime.models").NativeModel  # type: ignore[no-any-return]
+    # (`type(None)` for a package from before the native path, to compare with.)
+    models = importlib.import_module(f"{package.__name__}._runtime.models")
+    return getattr(models, "NativeModel", type(None))  # type: ignore[no-any-return]
 
 
 # -- SQL rows --
