@@ -18,7 +18,6 @@ from ..ir import JArray, JObject
 from ..literals import py_literal
 from ..plan import ModelPlan, PyType
 from ..runtime.validation import PatternError, compile_pattern
-from ..runtime.validation.translation import _Translation
 
 # Keywords that never change what a schema accepts (2020-12 annotations, and `$defs`, whose schemas count only
 # where referenced). Keywords outside the 2020-12 vocabulary are ignored, as a validator ignores them.
@@ -453,24 +452,22 @@ def _string(schema: JObject) -> NativeType | None:
     if metadata is None:
         return None
     if "pattern" in schema:
-        rust = _rust_pattern(schema["pattern"])
-        if rust is None:
+        if not _pattern_runs(schema["pattern"]):
             return None
-        pattern = py_literal(schema["pattern"])
-        metadata.append(f"_models.Pattern({pattern}, {py_literal(rust)})")
+        metadata.append(f"_models.Pattern({py_literal(schema['pattern'])})")
     return NativeType(PyType("str"), tuple(metadata), strings=True)
 
 
-def _rust_pattern(pattern: Any) -> str | None:
-    """The pattern as the interpreter runs it on pydantic-core's Rust engine (the same regex there decides
-    the same); None for a pattern the interpreter refuses."""
+def _pattern_runs(pattern: Any) -> bool:
+    """Whether the interpreter runs the pattern (on pydantic-core's Rust engine, translated: the same regex
+    in the model decides the same)."""
     if not isinstance(pattern, str):
-        return None
+        return False
     try:
         compile_pattern(pattern)
     except PatternError:
-        return None
-    return _Translation(pattern).run()
+        return False
+    return True
 
 
 def _number(schema: JObject, kind: str) -> NativeType | None:
