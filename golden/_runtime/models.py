@@ -58,6 +58,7 @@ from .validation import (
 )
 from .validation.formats import _DATE_TIME, _valid_date, _valid_date_time
 from .validation.numbers import _is_multiple
+from .validation.translation import _Translation
 
 RootT = TypeVar("RootT")
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -444,13 +445,12 @@ UNIQUE_STRINGS = _UniqueStrings()
 
 
 class Pattern:
-    """`pattern`, on pydantic-core's Rust engine as the interpreter runs it (`rust` is its translation there,
-    made by the compiler). Text with lone surrogates, which Rust cannot hold, goes to the interpreter's
+    """`pattern`, on pydantic-core's Rust engine as the interpreter runs it (its translation there, made when
+    the model class is built). Text with lone surrogates, which Rust cannot hold, goes to the interpreter's
     matcher, which decides it (see `validation.patterns`)."""
 
-    def __init__(self, pattern: str, rust: str) -> None:
+    def __init__(self, pattern: str) -> None:
         self.pattern = pattern
-        self.rust = rust
 
     def _surrogates(self, value: Any) -> Any:
         if (
@@ -467,7 +467,8 @@ class Pattern:
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
-        matched = core_schema.str_schema(pattern=self.rust, regex_engine="rust-regex")
+        rust = _Translation(self.pattern).run()
+        matched = core_schema.str_schema(pattern=rust, regex_engine="rust-regex")
         choices: list[Any] = [
             matched,
             core_schema.no_info_plain_validator_function(self._surrogates),

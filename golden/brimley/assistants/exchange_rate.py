@@ -30,8 +30,8 @@ class ExchangeRateArgs(_models.NativeModel):
     __json_schema_pointer__ = ""
     __json_text_native__ = True
 
-    base: Annotated[str, _models.Pattern("^[A-Z]{3}$", "\\A[\\x{41}-\\x{5A}]{3}\\z")]
-    quote: Annotated[str, _models.Pattern("^[A-Z]{3}$", "\\A[\\x{41}-\\x{5A}]{3}\\z")]
+    base: Annotated[str, _models.Pattern("^[A-Z]{3}$")]
+    quote: Annotated[str, _models.Pattern("^[A-Z]{3}$")]
     on: Annotated[_dt.date | None, _models.NOT_NULL, _models.DATE] = None
 
 

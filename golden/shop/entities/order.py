@@ -58,13 +58,7 @@ class Line(_models.NativeModel):
     __json_schema_pointer__ = "/$defs/Line"
     __json_text_native__ = True
 
-    sku: Annotated[
-        str,
-        _models.Pattern(
-            "^[A-Z]{3}-[0-9]{4}$",
-            "\\A[\\x{41}-\\x{5A}]{3}\\x{2D}[\\x{30}-\\x{39}]{4}\\z",
-        ),
-    ]
+    sku: Annotated[str, _models.Pattern("^[A-Z]{3}-[0-9]{4}$")]
     quantity: Annotated[int, Field(ge=1, le=999)]
 
 
