@@ -69,7 +69,18 @@ def main() -> None:
         help="path to the datamodel-codegen executable",
     )
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000])
+    parser.add_argument(
+        "--validation",
+        action="store_true",
+        help="time validation instead of compilation (bench/validation.py)",
+    )
     args = parser.parse_args()
+    if args.validation:
+        import validation
+
+        validation.validation_figures(args.datamodel_codegen, args.sizes[0], 20)
+        validation.sql_figures(10_000)
+        return
     version = subprocess.run(
         [args.datamodel_codegen, "--version"], capture_output=True, text=True
     ).stdout.strip()

@@ -73,6 +73,8 @@ class ModelPlan:
     root: PyType | None = (
         None  # set for RootModel classes (schemas that are not plain objects)
     )
+    # The native annotation of each field (`passes/native.py`), when the model's own keywords are native.
+    native: tuple[Any, ...] | None = None
 
 
 @dataclass(frozen=True)

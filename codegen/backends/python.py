@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from ..passes.native import native_models
 from ..passes.naming import Scope
 from ..plan import FieldPlan, ModelPlan, ModulePlan, PackagePlan, PyType, ToolPlan
 from ..render import render
@@ -91,8 +92,9 @@ class Unit:
 
 def python_units(plan: PackagePlan) -> list[Unit]:
     """Every generated Python file of the package, by its path inside OUT (rendered on demand)."""
+    native = native_models(m for module in plan.modules for m in module.models)
     units = [
-        Unit(module.path, partial(_render_module, module, plan))
+        Unit(module.path, partial(_render_module, module, plan, native))
         for module in plan.modules
     ]
     for package in sorted(_subpackages(plan)):
@@ -190,11 +192,19 @@ def _needs_factory(kind: PyType, value: Any) -> bool:
     return isinstance(value, (dict, list)) and bool(value) and "Literal" in kind.needs
 
 
-def _render_module(module: ModulePlan, plan: PackagePlan) -> PythonFile:
+def _render_module(
+    module: ModulePlan, plan: PackagePlan, native: tuple[set[str], set[str]]
+) -> PythonFile:
     local = {m.class_name for m in module.models}
     needs: set[str] = set()
     foreign: dict[str, set[str]] = defaultdict(set)
     types: list[PyType] = [f.type for m in module.models for f in m.fields]
+    types += [
+        kind.type
+        for m in module.models
+        if m.class_name in native[0]
+        for kind in m.native or ()
+    ]
     types += [m.root for m in module.models if m.root is not None]
     types += [p.type for t in module.tools for p in t.params] + [
         t.result for t in module.tools
@@ -205,7 +215,7 @@ def _render_module(module: ModulePlan, plan: PackagePlan) -> PythonFile:
             foreign[plan.model_modules[name]].add(name)
     runtime = _relative(module.dotted, "_runtime")
     constants = _Constants()
-    views = [_model_view(m) for m in module.models]
+    views = [_model_view(m, native) for m in module.models]
     fields = [fv for view in views for fv in view["fields"]]
     has_factories = any(fv.uses_factory for fv in fields)
     pydantic_names = [
@@ -215,7 +225,7 @@ def _render_module(module: ModulePlan, plan: PackagePlan) -> PythonFile:
                 "ConfigDict",
                 any(m.extra == "forbid" and m.root is None for m in module.models),
             ),
-            ("Field", any(fv.uses_field for fv in fields)),
+            ("Field", any(fv.uses_field for fv in fields) or "Field" in needs),
         )
         if used
     ]
@@ -251,12 +261,31 @@ def _render_module(module: ModulePlan, plan: PackagePlan) -> PythonFile:
     return PythonFile(text, constants.splices)
 
 
-def _fields(model: ModelPlan) -> list[FieldView]:
-    return [field_view(f) for f in model.fields]
+def _fields(model: ModelPlan, native: bool) -> list[FieldView]:
+    views = [field_view(f) for f in model.fields]
+    if not native or model.native is None:
+        return views
+    # The native annotation; defaults stay those of the plain type (`default_value` builds them).
+    return [
+        FieldView(
+            view.name,
+            kind.type.expr,
+            view.assignment,
+            view.uses_field,
+            view.uses_factory,
+        )
+        for view, kind in zip(views, model.native)
+    ]
 
 
-def _model_view(model: ModelPlan) -> dict[str, Any]:
-    return {"plan": model, "fields": _fields(model)}
+def _model_view(model: ModelPlan, native: tuple[set[str], set[str]]) -> dict[str, Any]:
+    is_native = model.root is None and model.class_name in native[0]
+    return {
+        "plan": model,
+        "fields": _fields(model, is_native),
+        "native": is_native,
+        "json_native": is_native and model.class_name in native[1],
+    }
 
 
 def _constant_type(value: Any) -> str:

@@ -14,6 +14,7 @@ from ..diagnostics import Diagnostics
 from ..ir import JArray, JObject, to_plain
 from ..plan import ANY, NONE, FieldPlan, ModelPlan, ModulePlan, PyType
 from ..runtime.validation import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, is_valid
+from .native import NativeTyper, object_model_is_native
 from .naming import Scope, class_name, field_name, pascal
 from .resolve import Document, escape_pointer, resolve_pointer
 
@@ -87,6 +88,9 @@ class DocumentTyper:
         self.diags = diags
         self._by_pointer: dict[str, PyType] = {}
         self._in_progress: set[str] = set()
+        self._native = NativeTyper(
+            self._native_model, self._native_ref, (const, self.plain_root)
+        )
 
     # -- models -------------------------------------------------------------------------------------------
 
@@ -123,14 +127,32 @@ class DocumentTyper:
         )
         names = Scope()
         fields = []
+        natives: list[Any] = []
         for wire, sub in (properties or {}).items():
             sub_pointer = f"{pointer}/properties/{escape_pointer(wire)}"
-            fields.append(
-                self._field(wire, sub, sub_pointer, cls, names, wire in required)
+            field = self._field(wire, sub, sub_pointer, cls, names, wire in required)
+            fields.append(field)
+            natives.append(
+                self._native.field(
+                    sub,
+                    sub_pointer,
+                    field.required or (field.has_default and field.default is not None),
+                    field.type,
+                )
             )
         closed = (
             schema.get("additionalProperties") is False
             and "patternProperties" not in schema
+        )
+        # Where a Python name differs from its wire name and additional properties are allowed, an additional
+        # property may bear the Python name, which Pydantic would count as that field set: not native.
+        renamed = any(field.py_name != field.wire_name for field in fields)
+        native = (
+            tuple(natives)
+            if object_model_is_native(schema)
+            and None not in natives
+            and (closed or not renamed)
+            else None
         )
         plan = ModelPlan(
             cls,
@@ -140,6 +162,7 @@ class DocumentTyper:
             pointer,
             tuple(fields),
             extra="forbid" if closed else "allow",
+            native=native,
         )
         self.module.models.append(plan)
         return plan
@@ -203,6 +226,24 @@ class DocumentTyper:
             return self._map_inner(schema, pointer, hint)
         finally:
             self._in_progress.discard(pointer)
+
+    def _native_model(self, schema: Any, pointer: str) -> tuple[bool, PyType | None]:
+        """Whether the subschema at `pointer` is typed as a model, and that model's type once it is known."""
+        if pointer in self.doc.entity_pointers:
+            return True, self._entity(self.doc.entity_pointers[pointer])
+        if is_structured_object(schema):
+            return True, self._by_pointer.get(pointer)
+        return False, None
+
+    def _native_ref(self, ref: str, pointer: str) -> tuple[str, Any] | None:
+        """The (pointer, schema) a local `$ref` names, when it is a plain pointer into the document."""
+        if not ref.startswith("#") or (len(ref) > 1 and not ref.startswith("#/")):
+            return None
+        if _resource_of(self.doc.schema, pointer):
+            return None
+        target_pointer = unquote(ref[1:])
+        found, target = resolve_pointer(self.doc.schema, target_pointer)
+        return (target_pointer, target) if found else None
 
     def _alternatives(self, hint: str) -> tuple[str, ...]:
         return (class_name(hint),) if class_name(hint) != hint else ()

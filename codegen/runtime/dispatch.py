@@ -15,12 +15,19 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .exports import export_names, mcp_call_result, openai_arguments
-from .models import read_json, to_json_data, to_json_output, write_json
+from .models import (
+    checked_instance,
+    native_instance,
+    read_json,
+    to_json_data,
+    to_json_output,
+    write_json,
+)
 from .validation import validate
 
 _MISSING = object()
@@ -260,15 +267,24 @@ def _call(
         if undone:
             found = tuple(Problem(path, message) for path, message in undone)
             return _fail(name, "invalid_arguments", _FIX_ARGUMENTS, *found)
-    problems = validate(data, spec.input_schema)
-    if problems:
-        return _invalid_arguments(name, problems)
-    try:
-        args = spec.args_model.model_validate(data)
-    except ValidationError as exc:
-        return _fail(
-            name, "invalid_arguments", _FIX_ARGUMENTS, *_pydantic_problems(exc)
-        )
+    # One validation: native strict validation where the model has it, else the interpreter's check (with
+    # its messages) and Pydantic's typing of the checked data.
+    args = (
+        native_instance(spec.args_model, data)
+        if getattr(spec.args_model, "__json_schema_document__", None)
+        is spec.input_schema
+        else None
+    )
+    if args is None:
+        problems = validate(data, spec.input_schema)
+        if problems:
+            return _invalid_arguments(name, problems)
+        try:
+            args = checked_instance(spec.args_model, data)
+        except ValidationError as exc:
+            return _fail(
+                name, "invalid_arguments", _FIX_ARGUMENTS, *_pydantic_problems(exc)
+            )
     kwargs = {
         field_name: getattr(args, field_name) for field_name in type(args).model_fields
     }
@@ -327,6 +343,8 @@ def _call(
             "implementation_error",
             f"the tool failed while running: {_exception_text(exc)}",
         )
+    if spec.implementation is not None and _validated_rows(spec, value):
+        return ToolResult(name, value, output_schema=spec.output_schema)
     if spec.output_schema is not None:
         # The same exact check as the arguments get: Pydantic alone would take "1.5" or True for a number.
         value = to_json_data(value)
@@ -335,10 +353,28 @@ def _call(
             found = tuple(Problem(_dotted(p.path), p.message) for p in problems)
             return _fail(name, "invalid_result", _BAD_RESULT, *found)
     try:
-        value = spec.result_adapter().validate_python(value)
+        # Typed laxly when checked above (strict mode would refuse `1.0` for an integer, which is one).
+        value = spec.result_adapter().validate_python(
+            value, strict=False if spec.output_schema is not None else None
+        )
     except ValidationError as exc:
         return _fail(name, "invalid_result", _BAD_RESULT, *_pydantic_problems(exc))
     return ToolResult(name, value, output_schema=spec.output_schema)
+
+
+def _validated_rows(spec: ToolSpec, value: Any) -> bool:
+    """Rows a generated SQL implementation returns are entities `sql.py` has just validated: they are not
+    validated a second time (nor a third, as the result type)."""
+    rows = value if isinstance(value, list) else [value]
+    models = _model_classes(spec.result_type)
+    return bool(rows) and all(type(row) in models for row in rows)
+
+
+def _model_classes(kind: Any) -> set[type]:
+    """The model classes named in a result type (`Entity`, `list[Entity]`, `Entity | None`)."""
+    if isinstance(kind, type) and issubclass(kind, BaseModel):
+        return {kind}
+    return {found for arg in get_args(kind) for found in _model_classes(arg)}
 
 
 _BAD_RESULT = (
@@ -406,7 +442,10 @@ def context_value(value: Any, kind: Any, schema: Any = None) -> Any:
             )
     if kind is Any:
         return value
-    return _context_adapter(kind).validate_python(value)
+    # Checked above when it has a schema: then typed laxly, as the check has decided.
+    return _context_adapter(kind).validate_python(
+        value, strict=False if schema is not None else None
+    )
 
 
 _ADAPTERS: dict[Any, TypeAdapter[Any]] = {}

@@ -24,7 +24,7 @@ import datetime
 import decimal
 import re
 import types as _types
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
 
@@ -196,11 +196,46 @@ def fetch_all(
     columns: Mapping[str, str],
     closed: bool,
 ) -> list[Any]:
-    """Every row of `result` as `model`."""
-    return [
-        model.model_validate(row_data(row, columns, closed))
-        for row in result.mappings()
-    ]
+    """Every row of `result` as `model` (each validated once, by `model_validate`)."""
+    read = _row_reader(list(result.keys()), columns, closed)
+    validate = model.model_validate
+    return [validate(read(row)) for row in result]
+
+
+def _row_reader(
+    keys: list[Any], columns: Mapping[str, str], closed: bool
+) -> Callable[[Sequence[Any]], dict[str, Any]]:
+    """`row_data` for rows of these columns, the work per column decided once: (index, name, reader, NULL is
+    absent) of each column kept."""
+    plan = []
+    for index, key in enumerate(keys):
+        name = str(key)
+        kind = columns.get(name)
+        if kind is None and closed:
+            continue
+        optional = kind is not None and kind.endswith("?")
+        base = (kind or "").rstrip("?")
+        reader = (
+            _boolean
+            if base == "boolean"
+            else timestamp if base == "date-time" else None
+        )
+        plan.append((index, name, reader, optional))
+
+    def read(row: Sequence[Any]) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for index, name, reader, optional in plan:
+            value = row[index]
+            if value is None and optional:
+                continue  # NULL in an optional column: the field is absent
+            data[name] = value if reader is None else reader(value)
+        return data
+
+    return read
+
+
+def _boolean(value: Any) -> Any:
+    return bool(value) if type(value) is int and value in (0, 1) else value
 
 
 def fetch_value(result: CursorResult[Any], kind: Any) -> Any:
@@ -247,8 +282,8 @@ def row_data(
 
 def _column(value: Any, kind: str | None) -> Any:
     kind = (kind or "").rstrip("?")
-    if kind == "boolean" and type(value) is int and value in (0, 1):
-        return bool(value)
+    if kind == "boolean":
+        return _boolean(value)
     if kind == "date-time":
         return timestamp(value)
     return value
@@ -270,6 +305,13 @@ def timestamp(value: Any) -> Any:
         match = _TIMESTAMP_TEXT.fullmatch(value)
         if match is None:
             return value
+        if match.group(8) in (None, "Z"):
+            try:  # the common case, in C: the same value as below
+                found = datetime.datetime.fromisoformat(value)
+            except ValueError:
+                pass
+            else:
+                return found.replace(tzinfo=datetime.timezone.utc)
         year, month, day, hour, minute, second, fraction, offset = match.groups()
         zone = datetime.timezone.utc
         if offset not in (None, "Z"):

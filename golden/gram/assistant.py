@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import ConfigDict, Field
 
@@ -65,17 +65,18 @@ SCHEDULE_CALL_INPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-class LookupPersonArgs(_models.SchemaModel):
+class LookupPersonArgs(_models.NativeModel):
     """Arguments of the tool `lookupPerson`."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = LOOKUP_PERSON_INPUT_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
     email: str = Field(description="The person's email address.")
 
 
-class ScheduleCallArgs(_models.SchemaModel):
+class ScheduleCallArgs(_models.NativeModel):
     """Arguments of the tool `scheduleCall`."""
 
     model_config = ConfigDict(extra="forbid")
@@ -83,10 +84,13 @@ class ScheduleCallArgs(_models.SchemaModel):
     __json_schema_pointer__ = ""
 
     email: str
-    starts_at: _dt.datetime = Field(
+    starts_at: Annotated[_dt.datetime, _models.DATE_TIME] = Field(
         alias="startsAt", description="Start, with a time zone."
     )
-    minutes: Literal[15, 30, 60] = 30
+    minutes: Annotated[
+        Literal[15, 30, 60],
+        _models.Checked(SCHEDULE_CALL_INPUT_SCHEMA, "/properties/minutes"),
+    ] = 30
 
 
 class LookupPersonFn(Protocol):

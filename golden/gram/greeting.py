@@ -16,12 +16,13 @@ SAY_HELLO_INPUT_SCHEMA: dict[str, Any] = {
 SAY_HELLO_OUTPUT_SCHEMA: dict[str, Any] = {"type": "string"}
 
 
-class SayHelloArgs(_models.SchemaModel):
+class SayHelloArgs(_models.NativeModel):
     """Arguments of the tool `sayHello`."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = SAY_HELLO_INPUT_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
     person_name: str = Field("world", alias="personName")
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
 from pydantic import ConfigDict, Field
 
@@ -167,79 +167,92 @@ GROUP_BY_CITY_OUTPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-class Person(_models.SchemaModel):
+class Person(_models.NativeModel):
     """A person in the directory."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = PERSON_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
-    full_name: str = Field(alias="fullName", description="Given and family name.")
-    age: int = Field(description="Age in whole years.")
-    email: str
-    birthday: _dt.date = Field(
+    full_name: Annotated[str, Field(min_length=1)] = Field(
+        alias="fullName", description="Given and family name."
+    )
+    age: Annotated[int, Field(ge=0, le=150)] = Field(description="Age in whole years.")
+    email: Annotated[str, _models.Pattern("^[^@ ]+@[^@ ]+$")]
+    birthday: Annotated[_dt.date, _models.DATE] = Field(
         default_factory=lambda: _models.default_value(_dt.date, "2000-01-01")
     )
 
 
-class RegisterPersonArgsPersonAddress(_models.SchemaModel):
+class RegisterPersonArgsPersonAddress(_models.NativeModel):
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = REGISTER_PERSON_INPUT_SCHEMA
     __json_schema_pointer__ = "/properties/person/properties/address"
+    __json_text_native__ = True
 
     street: str
     city: str
-    zip: str
+    zip: Annotated[str, _models.Pattern("^[0-9]{5}$")]
 
 
-class RegisterPersonArgsPerson(_models.SchemaModel):
+class RegisterPersonArgsPerson(_models.NativeModel):
     """Who to add."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = REGISTER_PERSON_INPUT_SCHEMA
     __json_schema_pointer__ = "/properties/person"
+    __json_text_native__ = True
 
     full_name: str = Field(alias="fullName", description="Given and family name.")
-    age: int
+    age: Annotated[int, Field(ge=0)]
     address: RegisterPersonArgsPersonAddress
     tags: list[str] = []
 
 
-class RegisterPersonArgs(_models.SchemaModel):
+class RegisterPersonArgs(_models.NativeModel):
     """Arguments of the tool `registerPerson`."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = REGISTER_PERSON_INPUT_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
     person: RegisterPersonArgsPerson = Field(description="Who to add.")
 
 
-class FindPeopleArgs(_models.SchemaModel):
+class FindPeopleArgs(_models.NativeModel):
     """Arguments of the tool `findPeople`."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = FIND_PEOPLE_INPUT_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
-    query: str
-    limit: int = Field(10, description="How many results at most.")
+    query: Annotated[str, Field(min_length=2)]
+    limit: Annotated[int, Field(ge=1, le=100)] = Field(
+        10, description="How many results at most."
+    )
 
 
-class GroupByCityArgs(_models.SchemaModel):
+class GroupByCityArgs(_models.NativeModel):
     """Arguments of the tool `groupByCity`."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = GROUP_BY_CITY_INPUT_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
-    cities: list[str] = Field(description="Cities to report on.")
+    cities: Annotated[list[str], Field(min_length=1)] = Field(
+        description="Cities to report on."
+    )
 
 
-class GroupByCityResultItem(_models.SchemaModel):
+class GroupByCityResultItem(_models.NativeModel):
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = GROUP_BY_CITY_OUTPUT_SCHEMA
     __json_schema_pointer__ = "/items"
+    __json_text_native__ = True
 
     city: str
     count: int

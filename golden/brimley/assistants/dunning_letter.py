@@ -55,7 +55,7 @@ DUNNING_LETTER_INPUT_SCHEMA: dict[str, Any] = {
 DUNNING_LETTER_OUTPUT_SCHEMA: dict[str, Any] = {"type": "string"}
 
 
-class DunningLetterArgs(_models.SchemaModel):
+class DunningLetterArgs(_models.NativeModel):
     """Arguments of the tool `dunning_letter`."""
 
     model_config = ConfigDict(extra="forbid")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
 from pydantic import ConfigDict
 
@@ -22,16 +22,17 @@ EXCHANGE_RATE_INPUT_SCHEMA: dict[str, Any] = {
 EXCHANGE_RATE_OUTPUT_SCHEMA: dict[str, Any] = {"type": "number"}
 
 
-class ExchangeRateArgs(_models.SchemaModel):
+class ExchangeRateArgs(_models.NativeModel):
     """Arguments of the tool `exchange_rate`."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = EXCHANGE_RATE_INPUT_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
-    base: str
-    quote: str
-    on: _dt.date | None = None
+    base: Annotated[str, _models.Pattern("^[A-Z]{3}$")]
+    quote: Annotated[str, _models.Pattern("^[A-Z]{3}$")]
+    on: Annotated[_dt.date | None, _models.NOT_NULL, _models.DATE] = None
 
 
 class ExchangeRateFn(Protocol):

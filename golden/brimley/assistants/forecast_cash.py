@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import decimal as _decimal
-from typing import Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 
 from ..._runtime import dispatch as _dispatch, models as _models
 
@@ -79,35 +79,40 @@ FORECAST_CASH_CONFIG_SCHEMA: dict[str, Any] = {
 }
 
 
-class ForecastCashArgs(_models.SchemaModel):
+class ForecastCashArgs(_models.NativeModel):
     """Arguments of the tool `forecast_cash`."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = FORECAST_CASH_INPUT_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
-    horizon_days: int = 30
+    horizon_days: Annotated[int, Field(ge=1, le=365)] = 30
     currencies: list[str]
-    include_overdue: bool | None = None
+    include_overdue: Annotated[bool | None, _models.NOT_NULL] = None
 
 
-class ForecastCashResult(_models.SchemaModel):
+class ForecastCashResult(_models.NativeModel):
     """Result of the tool `forecast_cash`."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = FORECAST_CASH_OUTPUT_SCHEMA
     __json_schema_pointer__ = ""
 
-    expected: _decimal.Decimal
+    expected: Annotated[
+        _decimal.Decimal,
+        _models.Checked(FORECAST_CASH_OUTPUT_SCHEMA, "/properties/expected"),
+    ]
     invoices: list[Invoice]
 
 
-class ForecastCashConfig(_models.SchemaModel):
+class ForecastCashConfig(_models.NativeModel):
     """Instantiation configuration of the tool `forecast_cash`."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = FORECAST_CASH_CONFIG_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
     model: Literal["linear", "seasonal"] = "linear"
     api_key: str

@@ -19,12 +19,13 @@ HELP_PAGE_ARGS_SCHEMA: dict[str, Any] = {
 }
 
 
-class HelpPageArgs(_models.SchemaModel):
+class HelpPageArgs(_models.NativeModel):
     """Arguments of the resource `help_page`: the parameters of its path."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = HELP_PAGE_ARGS_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
     section: Literal["invoices", "payments", "accounts"]
     version: int

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import decimal as _decimal
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -39,7 +39,7 @@ INVOICE_SCHEMA: dict[str, Any] = {
 }
 
 
-class Invoice(_models.SchemaModel):
+class Invoice(_models.NativeModel):
     """One invoice of a customer account."""
 
     model_config = ConfigDict(extra="forbid")
@@ -48,12 +48,12 @@ class Invoice(_models.SchemaModel):
 
     invoice_id: int
     account_id: int
-    amount: _decimal.Decimal = Field(
-        description="Amount due, in the account's currency."
-    )
+    amount: Annotated[
+        _decimal.Decimal, _models.Checked(INVOICE_SCHEMA, "/properties/amount")
+    ] = Field(description="Amount due, in the account's currency.")
     status: Literal["draft", "open", "paid", "void"]
-    issued_on: _dt.date
-    paid_at: _dt.datetime | None = None
+    issued_on: Annotated[_dt.date, _models.DATE]
+    paid_at: Annotated[_dt.datetime | None, _models.NOT_NULL, _models.DATE_TIME] = None
     overdue: bool
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -30,15 +30,16 @@ INVOICE_FILTER_SCHEMA: dict[str, Any] = {
 }
 
 
-class InvoiceFilter(_models.SchemaModel):
+class InvoiceFilter(_models.NativeModel):
     """Which invoices to list."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = INVOICE_FILTER_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
     status: Literal["draft", "open", "paid", "void"] = "open"
-    issued_after: _dt.date | None = Field(
+    issued_after: Annotated[_dt.date | None, _models.NOT_NULL, _models.DATE] = Field(
         None, description="Only invoices issued on or after this day."
     )
     tenant_id: int

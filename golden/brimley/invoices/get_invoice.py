@@ -52,12 +52,13 @@ GET_INVOICE_OUTPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-class GetInvoiceArgs(_models.SchemaModel):
+class GetInvoiceArgs(_models.NativeModel):
     """Arguments of the tool `get_invoice`."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = GET_INVOICE_INPUT_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
     invoice_id: int
 

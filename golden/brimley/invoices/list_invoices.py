@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Literal, Protocol, TYPE_CHECKING
+from typing import Annotated, Any, Literal, Protocol, TYPE_CHECKING
 
 from pydantic import ConfigDict, Field
 
@@ -72,19 +72,22 @@ LIST_INVOICES_OUTPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-class ListInvoicesArgs(_models.SchemaModel):
+class ListInvoicesArgs(_models.NativeModel):
     """Arguments of the tool `list_invoices`."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = LIST_INVOICES_INPUT_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
     status: Literal["draft", "open", "paid", "void"] = "open"
-    issued_after: _dt.date | None = Field(
+    issued_after: Annotated[_dt.date | None, _models.NOT_NULL, _models.DATE] = Field(
         None, description="Only invoices issued on or after this day."
     )
-    account_ids: list[int] = Field(description="The accounts to list.")
-    limit: int = 50
+    account_ids: Annotated[list[int], Field(min_length=1)] = Field(
+        description="The accounts to list."
+    )
+    limit: Annotated[int, Field(ge=1, le=500)] = 50
 
 
 LIST_INVOICES_SQL: str = (

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Protocol, TYPE_CHECKING
+from typing import Annotated, Any, Protocol, TYPE_CHECKING
 
 from pydantic import ConfigDict
 
@@ -22,15 +22,16 @@ MARK_INVOICE_PAID_INPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-class MarkInvoicePaidArgs(_models.SchemaModel):
+class MarkInvoicePaidArgs(_models.NativeModel):
     """Arguments of the tool `mark_invoice_paid`."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = MARK_INVOICE_PAID_INPUT_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
     invoice_id: int
-    paid_at: _dt.datetime
+    paid_at: Annotated[_dt.datetime, _models.DATE_TIME]
 
 
 MARK_INVOICE_PAID_SQL: str = (

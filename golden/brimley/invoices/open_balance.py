@@ -21,12 +21,13 @@ OPEN_BALANCE_INPUT_SCHEMA: dict[str, Any] = {
 OPEN_BALANCE_OUTPUT_SCHEMA: dict[str, Any] = {"type": "number", "format": "decimal"}
 
 
-class OpenBalanceArgs(_models.SchemaModel):
+class OpenBalanceArgs(_models.NativeModel):
     """Arguments of the tool `open_balance`."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = OPEN_BALANCE_INPUT_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
     account_id: int
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import ConfigDict, Field
 
@@ -95,28 +95,32 @@ CANCEL_ORDER_INPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-class GetOrdersArgs(_models.SchemaModel):
+class GetOrdersArgs(_models.NativeModel):
     """Arguments of the tool `get_orders`."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = GET_ORDERS_INPUT_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
-    customer_id: int = Field(description="The customer whose orders to list.")
+    customer_id: Annotated[int, Field(ge=1)] = Field(
+        description="The customer whose orders to list."
+    )
     status: Literal["pending", "shipped", "cancelled"] = "shipped"
-    limit: int = 20
-    since: _dt.date | None = None
+    limit: Annotated[int, Field(ge=1, le=100)] = 20
+    since: Annotated[_dt.date, _models.DATE] | None = None
 
 
-class CancelOrderArgs(_models.SchemaModel):
+class CancelOrderArgs(_models.NativeModel):
     """Arguments of the tool `cancel_order`."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = CANCEL_ORDER_INPUT_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
     order_id: int
-    reason: str | None
+    reason: Annotated[str, Field(max_length=500)] | None
 
 
 class GetOrdersFn(Protocol):

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 
 from ..._runtime import models as _models
 
@@ -52,28 +52,30 @@ ORDER_SCHEMA: dict[str, Any] = {
 }
 
 
-class Line(_models.SchemaModel):
+class Line(_models.NativeModel):
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = ORDER_SCHEMA
     __json_schema_pointer__ = "/$defs/Line"
+    __json_text_native__ = True
 
-    sku: str
-    quantity: int
+    sku: Annotated[str, _models.Pattern("^[A-Z]{3}-[0-9]{4}$")]
+    quantity: Annotated[int, Field(ge=1, le=999)]
 
 
-class Order(_models.SchemaModel):
+class Order(_models.NativeModel):
     """One customer order."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = ORDER_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
-    order_id: int
-    total: float
+    order_id: Annotated[int, Field(ge=1)]
+    total: Annotated[float, Field(ge=0.0)]
     status: Literal["pending", "shipped", "cancelled"]
-    created_at: _dt.datetime
-    customer: Customer | None = None
-    lines: list[Line] | None = None
+    created_at: Annotated[_dt.datetime, _models.DATE_TIME]
+    customer: Annotated[Customer | None, _models.NOT_NULL] = None
+    lines: Annotated[list[Line] | None, _models.NOT_NULL, Field(min_length=1)] = None
 
 
 # Imported last, so that spec files may refer to each other in cycles.

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import ConfigDict
 
@@ -22,15 +22,16 @@ FORECAST_SCHEMA: dict[str, Any] = {
 }
 
 
-class Forecast(_models.SchemaModel):
+class Forecast(_models.NativeModel):
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = FORECAST_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
-    date: _dt.date
+    date: Annotated[_dt.date, _models.DATE]
     high: float
     low: float
-    summary: str | None = None
+    summary: Annotated[str | None, _models.NOT_NULL] = None
 
 
 __all__: list[str] = ["Forecast", "FORECAST_SCHEMA"]

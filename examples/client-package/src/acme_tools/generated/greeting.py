@@ -20,12 +20,13 @@ GREET_INPUT_SCHEMA: dict[str, Any] = {
 GREET_OUTPUT_SCHEMA: dict[str, Any] = {"type": "string"}
 
 
-class GreetArgs(_models.SchemaModel):
+class GreetArgs(_models.NativeModel):
     """Arguments of the tool `greet`."""
 
     model_config = ConfigDict(extra="forbid")
     __json_schema_document__ = GREET_INPUT_SCHEMA
     __json_schema_pointer__ = ""
+    __json_text_native__ = True
 
     person_name: str = Field(alias="personName", description="Who to greet.")
     language: Literal["en", "pt", "de"] = "en"

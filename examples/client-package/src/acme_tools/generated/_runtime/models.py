@@ -15,26 +15,37 @@ import copy
 import datetime
 import json
 import math
+import re
 import threading
 import uuid
 from collections.abc import Callable, Mapping
 from decimal import Decimal
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, TypeVar
 from urllib.parse import quote
 
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
     GetJsonSchemaHandler,
     RootModel,
     SerializationInfo,
     SerializerFunctionWrapHandler,
     TypeAdapter,
+    ValidationError,
+    ValidationInfo,
     model_serializer,
     model_validator,
 )
 from pydantic.functional_validators import ModelWrapValidatorHandler
-from pydantic_core import PydanticCustomError, core_schema, to_json, to_jsonable_python
+from pydantic_core import (
+    PydanticCustomError,
+    SchemaValidator,
+    core_schema,
+    to_json,
+    to_jsonable_python,
+)
 
 # Private helpers of the sibling validator: its URI resolution and its list of subschema keywords.
 from .validation import (
@@ -43,8 +54,12 @@ from .validation import (
     SUBSCHEMA_MAPS,
     Problem,
     _resolve,
+    compile_pattern,
     validate,
 )
+from .validation.formats import _DATE_TIME, _valid_date, _valid_date_time
+from .validation.numbers import _is_multiple
+from .validation.translation import _Translation
 
 RootT = TypeVar("RootT")
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -287,18 +302,288 @@ def _embeddable_schema(cls: type[Any]) -> dict[str, Any]:
     return {"$id": _http(base), **_absolute_refs(schema, base)}
 
 
+# -- field checks of native models --
+#
+# Annotation metadata for the keywords whose pydantic-core equivalent is not exact. Each is a small Python
+# check that decides as the interpreter does; together with the native constraints they make a `NativeModel`.
+
+
+class _NotNull:
+    """An optional field that is not nullable: `None` is its "absent" default, never a value it accepts."""
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        schema = handler(source)
+        if schema["type"] == "nullable":
+            inner: core_schema.CoreSchema = schema["schema"]
+            return inner
+        return schema
+
+
+NOT_NULL = _NotNull()
+
+
+def _not_json(kind: str) -> PydanticCustomError:
+    return PydanticCustomError("json_schema", "not {kind}", {"kind": kind})
+
+
+class _Formatted:
+    """`format: date` / `date-time` text (or a date / datetime, as its ISO text), as a `date` / `datetime`.
+
+    `typed` accepts values already typed whose ISO text the interpreter would accept. `valid` is a quick
+    form check after which Python's ISO parser, where it accepts the text, makes the
+    value (the same instant Pydantic would make, the calendar and clock checked as the interpreter checks
+    them); otherwise the interpreter's own check (`exact`) decides, and Pydantic's parser makes the value.
+    """
+
+    def __init__(
+        self,
+        typed: Callable[[Any], bool],
+        valid: Callable[[str], bool],
+        exact: Callable[[str], bool],
+        parse: Callable[[str], Any],
+        target: core_schema.CoreSchema,
+        kind: str,
+    ) -> None:
+        self._typed = typed
+        self._valid = valid
+        self._exact = exact
+        self._parse = parse
+        self._kind = kind
+        self._target = target
+        self._typer: SchemaValidator | None = None
+
+    def _value(self, value: Any, _handler: Any) -> Any:
+        if type(value) is str and self._valid(value):  # the common case first
+            try:
+                return self._parse(value)
+            except ValueError:
+                pass
+        elif self._typed(value):
+            return value
+        elif isinstance(value, (datetime.date, datetime.time)):
+            return self._value(value.isoformat(), _handler)
+        if isinstance(value, str) and self._exact(value):
+            if self._typer is None:
+                self._typer = SchemaValidator(self._target)
+            return self._typer.validate_python(value)
+        raise _not_json(self._kind)
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        # A wrap validator around the type's own schema, for its serializer; the check types the value itself
+        # (the inner schema would be strict in strict mode, refusing text).
+        return core_schema.no_info_wrap_validator_function(self._value, self._target)
+
+
+def _date_text(text: str) -> bool:
+    # The form of RFC 3339's full-date; `date.fromisoformat` then checks the calendar.
+    return len(text) == 10 and _DATE_TEXT.fullmatch(text) is not None
+
+
+def _date_time_text(text: str) -> bool:
+    # The form of RFC 3339's date-time and its offset's range; `datetime.fromisoformat` checks the rest.
+    match = _DATE_TIME.fullmatch(text)
+    if match is None:
+        return False
+    hours, minutes = match.group(9, 10)
+    return hours is None or (int(hours) <= 23 and int(minutes) <= 59)
+
+
+_DATE_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+
+
+def _is_date(value: Any) -> bool:
+    return type(value) is datetime.date
+
+
+def _is_aware_datetime(value: Any) -> bool:
+    # Its ISO text is an RFC 3339 date-time when it has an offset in whole minutes (the year has 4 digits).
+    if type(value) is not datetime.datetime:
+        return False
+    offset = value.utcoffset()
+    return offset is not None and offset.seconds % 60 == 0 and not offset.microseconds
+
+
+DATE = _Formatted(
+    _is_date,
+    _date_text,
+    _valid_date,
+    datetime.date.fromisoformat,
+    core_schema.date_schema(),
+    "an RFC 3339 date",
+)
+DATE_TIME = _Formatted(
+    _is_aware_datetime,
+    _date_time_text,
+    _valid_date_time,
+    datetime.datetime.fromisoformat,
+    core_schema.datetime_schema(),
+    "an RFC 3339 date-time",
+)
+
+
+class _UniqueStrings:
+    """`uniqueItems` of an array of strings: string equality is JSON equality there."""
+
+    @staticmethod
+    def _check(items: list[str]) -> list[str]:
+        if len(set(items)) != len(items):
+            raise PydanticCustomError("json_schema", "items are not unique")
+        return items
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_after_validator_function(
+            self._check, handler(source)
+        )
+
+
+UNIQUE_STRINGS = _UniqueStrings()
+
+
+class Pattern:
+    """`pattern`, on pydantic-core's Rust engine as the interpreter runs it (its translation there, made when
+    the model class is built). Text with lone surrogates, which Rust cannot hold, goes to the interpreter's
+    matcher, which decides it (see `validation.patterns`)."""
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+
+    def _surrogates(self, value: Any) -> Any:
+        if (
+            isinstance(value, str)
+            and not value.isascii()
+            and _SURROGATE.search(value)
+            and compile_pattern(self.pattern).search(value)
+        ):
+            return value
+        raise PydanticCustomError(
+            "json_schema", "does not match {pattern}", {"pattern": self.pattern}
+        )
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        rust = _Translation(self.pattern).run()
+        matched = core_schema.str_schema(pattern=rust, regex_engine="rust-regex")
+        choices: list[Any] = [
+            matched,
+            core_schema.no_info_plain_validator_function(self._surrogates),
+        ]
+        either = core_schema.union_schema(choices, mode="left_to_right")
+        return core_schema.chain_schema([handler(source), either])
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class MultipleOf:
+    """`multipleOf` of a number, decided exactly as the interpreter does (pydantic-core's is approximate)."""
+
+    def __init__(self, divisor: int | float) -> None:
+        self.divisor = divisor
+        # A power of two: dividing a float by it is exact, and so is the test of the quotient.
+        self._binary = isinstance(divisor, float) and math.frexp(divisor)[0] == 0.5
+
+    def _check(self, value: Any) -> Any:
+        kind = type(value)
+        if kind is float and self._binary:
+            quotient = value / self.divisor
+            if math.isfinite(quotient) and quotient.is_integer():
+                return value
+        if (kind in (int, float) or isinstance(value, Decimal)) and not _is_multiple(
+            value, self.divisor
+        ):
+            raise PydanticCustomError(
+                "json_schema", "not a multiple of {divisor}", {"divisor": self.divisor}
+            )
+        return value
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_before_validator_function(
+            self._check, handler(source)
+        )
+
+
+class Checked:
+    """A field whose keywords have no native form: the interpreter checks its value against its subschema
+    (`pointer` in `document`), then Pydantic types the JSON data. The model around it stays native.
+    """
+
+    def __init__(self, document: Any, pointer: str) -> None:
+        self.document = document
+        self.pointer = pointer
+
+    def _check(self, value: Any) -> Any:
+        data = to_json_data(value)
+        problems = validate(data, self.document, pointer=self.pointer)
+        if problems:
+            raise problems_error(problems)
+        return data
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_before_validator_function(
+            self._check, handler(source)
+        )
+
+
+def _is_json_data(value: Any, depth: int) -> bool:
+    """Whether `value` is already the JSON data it stands for (what `to_json_data` would leave unchanged and
+    the interpreter accept as JSON)."""
+    kind = type(value)
+    if kind is str or kind is bool or kind is int or value is None:
+        return True
+    if kind is float:
+        return math.isfinite(value) and not (
+            value.is_integer() and abs(value) >= _INT64_LIMIT
+        )
+    if depth > 64:
+        return False
+    if kind is list:
+        return all(_is_json_data(item, depth + 1) for item in value)
+    if kind is dict:
+        return all(
+            type(key) is str and _is_json_data(item, depth + 1)
+            for key, item in value.items()
+        )
+    return isinstance(value, Decimal) and value.is_finite()
+
+
+def _json_value(value: Any) -> Any:
+    if _is_json_data(value, 0):
+        return value
+    raise _not_json("JSON data")
+
+
+class _JsonData:
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_plain_validator_function(_json_value)
+
+
+# A slot of a native model that takes any JSON value (`{}`, `true`, an array without `items`).
+JsonValue = Annotated[Any, _JsonData()]
+
+
 # -- base classes --
 
 
-class SchemaModel(BaseModel):
-    """A generated object model: checked against its JSON Schema, then typed."""
+class _ObjectModel(BaseModel):
+    """What every generated object model shares: construction by either name, and its dumps and schema."""
 
     # Each model's validator is built when it is first used, not when its module is imported: importing the
     # models of 1,000 tools takes half the time (bench/imports.py), and names a model refers to that its module
     # imports last (cycles between spec files) are in place by then, so no `model_rebuild()` is needed.
-    model_config = ConfigDict(
-        populate_by_name=True, extra="allow", protected_namespaces=(), defer_build=True
-    )
+    model_config = ConfigDict(extra="allow", protected_namespaces=(), defer_build=True)
 
     __json_schema_document__: ClassVar[Any] = True
     __json_schema_pointer__: ClassVar[str] = ""
@@ -310,27 +595,6 @@ class SchemaModel(BaseModel):
     # Pydantic would call a custom `__init__` from `model_validate` too; this one is for callers only (data is
     # keyed by wire names alone), so it is marked as Pydantic's own.
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _check_json_schema(
-        cls, data: Any, handler: ModelWrapValidatorHandler[Any]
-    ) -> Any:
-        if isinstance(data, cls):
-            return handler(data)
-        data = _check(data, cls.__json_schema_document__, cls.__json_schema_pointer__)
-        shadowed = _shadowed_fields(cls, data)
-        if not shadowed:
-            return handler(data)
-        # Hand each shadowed field its default under its wire name, so that Pydantic never reads its Python
-        # name; the field still counts as unset afterwards.
-        defaults = {
-            wire: cls.model_fields[name].get_default(call_default_factory=True)
-            for wire, name in shadowed.items()
-        }
-        model = handler({**data, **defaults})
-        model.__pydantic_fields_set__.difference_update(shadowed.values())
-        return model
 
     @model_serializer(mode="wrap")
     def _omit_absent(
@@ -348,14 +612,6 @@ class SchemaModel(BaseModel):
             if values.get(name) is None and name not in given:
                 data.pop(wire if info.by_alias else name, None)
         return data
-
-    @classmethod
-    def model_validate_json(
-        cls: type[ModelT], json_data: str | bytes | bytearray, **kwargs: Any
-    ) -> ModelT:
-        """JSON text, its numbers read exactly (a `decimal` field gets every digit), checked and typed."""
-        parent: Any = super()
-        return _validate_json(cls, parent.model_validate_json, json_data, kwargs)
 
     def model_dump(self, *, mode: str = "python", **kwargs: Any) -> dict[str, Any]:
         """In JSON mode decimals are numbers, never strings (see `json_number`)."""
@@ -382,6 +638,174 @@ class SchemaModel(BaseModel):
         return _embeddable_schema(cls)
 
 
+class SchemaModel(_ObjectModel):
+    """A generated object model whose schema needs the interpreter: checked against its JSON Schema, then
+    typed."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _check_json_schema(
+        cls, data: Any, handler: ModelWrapValidatorHandler[Any], info: ValidationInfo
+    ) -> Any:
+        if isinstance(data, cls):
+            return handler(data)
+        if _already_checked(info):
+            data = to_json_data(data)
+        else:
+            data = _check(
+                data, cls.__json_schema_document__, cls.__json_schema_pointer__
+            )
+        shadowed = _shadowed_fields(cls, data)
+        if not shadowed:
+            return handler(data)
+        # Hand each shadowed field its default under its wire name, so that Pydantic never reads its Python
+        # name; the field still counts as unset afterwards.
+        defaults = {
+            wire: cls.model_fields[name].get_default(call_default_factory=True)
+            for wire, name in shadowed.items()
+        }
+        model = handler({**data, **defaults})
+        model.__pydantic_fields_set__.difference_update(shadowed.values())
+        return model
+
+    def __init__(self, /, **data: Any) -> None:
+        """Keyword arguments may use Python field names as well as wire names."""
+        wire = _wire_keys(type(self), data)
+        self.__pydantic_validator__.validate_python(
+            wire, self_instance=self, strict=False
+        )
+
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    @classmethod
+    def model_validate(cls: type[ModelT], obj: Any, **kwargs: Any) -> ModelT:
+        """Checked, then typed: laxly, as the check has decided (also for the native models inside)."""
+        parent: Any = super()
+        return parent.model_validate(obj, **{"strict": False, **kwargs})  # type: ignore[no-any-return]
+
+    @classmethod
+    def model_validate_json(
+        cls: type[ModelT], json_data: str | bytes | bytearray, **kwargs: Any
+    ) -> ModelT:
+        """JSON text, its numbers read exactly (a `decimal` field gets every digit), checked and typed."""
+        parent: Any = super()
+        return _validate_json(cls, parent.model_validate_json, json_data, kwargs)
+
+
+class NativeModel(_ObjectModel):
+    """A generated object model whose every keyword has an exact native check (`codegen/passes/native.py`):
+    Pydantic validates it alone, in strict mode (no `"5"` for an integer, no `1` for a boolean).
+
+    Strict mode accepts a subset of what the schema accepts, never more; what it refuses (the JSON number
+    `1.0` for an integer, a tuple for an array, a `Mapping`, an invalid instance) is decided as a
+    `SchemaModel` decides it: the interpreter checks the JSON data, with its messages, and Pydantic types it.
+    """
+
+    # Strict in its config too, so that it stays sound wherever it is validated (inside an application's own
+    # model, a `TypeAdapter`); the entry points here, and `SchemaModel`'s, type checked data with
+    # `strict=False` instead.
+    # `validate_by_name=False` keys data by wire names only; `populate_by_name=True` (which it overrides) only
+    # tells Pydantic's mypy plugin that the constructor takes Python names too (it does: `_wire_keys`).
+    model_config = ConfigDict(
+        populate_by_name=True,
+        validate_by_name=False,
+        validate_by_alias=True,
+        allow_inf_nan=False,
+        strict=True,
+    )
+
+    # Additional properties (where the schema allows them) must be JSON data, as the interpreter would ask.
+    __pydantic_extra__: dict[str, JsonValue] = Field(init=False)
+    # Whether JSON text can go to Pydantic's parser as it is: no decimal field and no slot that keeps the
+    # numbers of arbitrary JSON (there `read_json` keeps the digits a float would lose).
+    __json_text_native__: ClassVar[bool] = False
+
+    def __init__(self, /, **data: Any) -> None:
+        """Keyword arguments may use Python field names as well as wire names."""
+        wire = _wire_keys(type(self), data)
+        validator = self.__pydantic_validator__
+        try:
+            validator.validate_python(wire, self_instance=self, strict=True)
+        except ValidationError:
+            checked = _checked_data(type(self), wire)
+            validator.validate_python(checked, self_instance=self, strict=False)
+
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    @classmethod
+    def model_validate(cls: type[ModelT], obj: Any, **kwargs: Any) -> ModelT:
+        """Python data as the JSON it stands for: strict native validation, the interpreter where it refuses."""
+        parent: Any = super()
+        if not kwargs:
+            try:
+                return cls.__pydantic_validator__.validate_python(obj, strict=True)  # type: ignore[no-any-return]
+            except ValidationError:
+                pass
+        checked = _checked_data(cls, obj)
+        return parent.model_validate(checked, **{**kwargs, "strict": False})  # type: ignore[no-any-return]
+
+    @classmethod
+    def model_validate_json(
+        cls: type[ModelT], json_data: str | bytes | bytearray, **kwargs: Any
+    ) -> ModelT:
+        """JSON text: Pydantic's parser and strict validation where that reads it exactly, else as
+        `SchemaModel` reads it (numbers exact, checked, typed)."""
+        if not kwargs and getattr(cls, "__json_text_native__", False):
+            try:
+                return cls.__pydantic_validator__.validate_json(json_data, strict=True)  # type: ignore[no-any-return]
+            except ValidationError:
+                pass
+        parent: Any = super()
+        return _validate_json(cls, parent.model_validate_json, json_data, kwargs)
+
+
+def _checked_data(cls: type[BaseModel], data: Any) -> Any:
+    """`data` as JSON data once the interpreter accepts it; a `ValidationError` listing its problems if not."""
+    json_data = to_json_data(data)
+    document: Any = getattr(cls, "__json_schema_document__")
+    pointer: str = getattr(cls, "__json_schema_pointer__")
+    problems = validate(json_data, document, pointer=pointer)
+    if problems:
+        error = problems_error(problems)
+        raise ValidationError.from_exception_data(
+            cls.__name__, [{"type": error, "loc": (), "input": data}]
+        )
+    return json_data
+
+
+# -- validating once --
+
+_CHECKED = "codegen_checked"
+
+
+def _already_checked(info: ValidationInfo) -> bool:
+    context = info.context
+    return isinstance(context, dict) and context.get(_CHECKED) is True
+
+
+def native_instance(cls: type[ModelT], data: Any) -> ModelT | None:
+    """The model of `data` when native strict validation accepts it (the schema then accepts it too), else
+    None: the caller then checks `data` with the interpreter and types it by `checked_instance`.
+    """
+    if not issubclass(cls, NativeModel):
+        return None
+    try:
+        return cls.__pydantic_validator__.validate_python(data, strict=True)  # type: ignore[no-any-return]
+    except ValidationError:
+        return None
+
+
+def checked_instance(cls: type[ModelT], data: Any) -> ModelT:
+    """The model of `data`, which the interpreter has just accepted against the model's schema: typed, not
+    checked again."""
+    json_data = to_json_data(data)
+    if issubclass(cls, NativeModel):
+        return cls.__pydantic_validator__.validate_python(json_data, strict=False)  # type: ignore[no-any-return]
+    return cls.model_validate(json_data, context={_CHECKED: True}, strict=False)
+
+
 def _dump_keys(cls: type[BaseModel]) -> list[tuple[str, str]]:
     """(Python name, wire name) of every field."""
     cached: list[tuple[str, str]] | None = cls.__dict__.get("__codegen_dump_keys__")
@@ -405,6 +829,12 @@ class SchemaRootModel(RootModel[RootT], Generic[RootT]):
         if isinstance(data, cls):
             return data
         return _check(data, cls.__json_schema_document__, cls.__json_schema_pointer__)
+
+    @classmethod
+    def model_validate(cls: type[ModelT], obj: Any, **kwargs: Any) -> ModelT:
+        """Checked, then typed: laxly, as the check has decided (also for the native models inside)."""
+        parent: Any = super()
+        return parent.model_validate(obj, **{"strict": False, **kwargs})  # type: ignore[no-any-return]
 
     @classmethod
     def model_validate_json(
@@ -446,7 +876,8 @@ _BUILDING_DEFAULTS = threading.local()
 
 
 def default_value(kind: Any, value: Any) -> Any:
-    """A field default that is not a plain literal (a model, a date), built from its JSON when used.
+    """A field default that is not a plain literal (a model, a date), built from its JSON when used (it was
+    checked when compiled).
 
     A default whose value holds a field with that same default again (a recursive model whose `$ref` carries a
     `default`) would be built forever: it is not applied, and the field is left without a value (None).
@@ -459,7 +890,7 @@ def default_value(kind: Any, value: Any) -> Any:
         raise _DefaultContainsItself
     building.add(key)
     try:
-        return TypeAdapter(kind).validate_python(value)
+        return TypeAdapter(kind).validate_python(value, strict=False)
     except _DefaultContainsItself:
         return None
     finally:
