@@ -220,8 +220,15 @@ def compile_changed(
     if not all(rel.endswith(".json") for rel, _ in now):
         return None
     changed = {rel for (rel, sha), (_, before) in zip(now, order) if sha != before}
-    dirty = changed | {rel for rel, parts in modules.items() if parts.deps & changed}
-    needed = dirty | {rel for rel, parts in modules.items() if parts.entity_claims}
+    # Files defining entities are compiled again too: whether a model is a NativeModel depends on the models
+    # it uses (passes/native.py), and the entities' models are the ones used across files.
+    entity_files = {rel for rel, parts in modules.items() if parts.entity_claims}
+    dirty = (
+        changed
+        | {rel for rel, parts in modules.items() if parts.deps & changed}
+        | entity_files
+    )
+    needed = dirty
     diags = Diagnostics()
     program = _namespace(previous, needed, dirty, prefixes, diags)
     if program is None or len(diags) or _duplicates(modules, needed, program):
