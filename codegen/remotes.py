@@ -23,7 +23,8 @@ from typing import Any
 from urllib.parse import unquote
 
 from .diagnostics import Diagnostics, SourceFile, SpecError
-from .frontends.json.dialects import lower_document
+from .ir import DELETE, JObject
+from .frontends.json.dialects import dialect_named, lower_document
 from .frontends.json.parse import parse_json
 from .sources import MAX_SPEC_BYTES
 from .spec_bytes import UnreadableSpec, read_spec_bytes
@@ -53,13 +54,27 @@ class RemoteDocuments:
 
     ref_map: Mapping[str, Path]
     diags: Diagnostics
-    _cache: dict[str, Fetched] = field(default_factory=dict)
+    _cache: dict[str, Fetched] = field(default_factory=dict)  # as read
+    _lowered: dict[tuple[str, str | None], Fetched] = field(default_factory=dict)
     _bytes: int = 0
 
-    def fetch(self, url: str) -> Fetched:
+    def fetch(self, url: str, dialect: str | None = None) -> Fetched:
+        """The document at `url`, in 2020-12: read in the dialect its `$schema` names, or else in `dialect`
+        (the `$schema` of the document referring to it; 2020-12 when None), as a validator reads it.
+        """
         if url not in self._cache:
             self._cache[url] = self._load(url)
-        return self._cache[url]
+        key = (url, dialect)
+        if key not in self._lowered:
+            read = self._cache[url]
+            if read.schema is not None:
+                schema = lower_document(read.schema, self.diags, dialect_named(dialect))
+                if isinstance(schema, JObject) and "$schema" in schema:
+                    # lowered: embedded under another document's `$defs`, it must not name an old dialect
+                    schema = schema.replace(**{"$schema": DELETE})
+                read = Fetched(schema)
+            self._lowered[key] = read
+        return self._lowered[key]
 
     def _load(self, url: str) -> Fetched:
         located = local_path(url, self.ref_map)
@@ -93,8 +108,7 @@ class RemoteDocuments:
             return Fetched()
         source = SourceFile(located, located.as_posix(), Path(located.name), text)
         try:
-            # read in the dialect its `$schema` names, as a spec is (a document without one is 2020-12)
-            return Fetched(lower_document(parse_json(source, self.diags), self.diags))
+            return Fetched(parse_json(source, self.diags))
         except SpecError:
             return Fetched()
         except RecursionError:

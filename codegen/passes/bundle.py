@@ -144,7 +144,8 @@ class Fetched(Protocol):
         ...
 
 
-Fetch = Callable[[str], Fetched]
+# (url, the `$schema` of the document referring to it) -> the document
+Fetch = Callable[[str, "str | None"], Fetched]
 
 
 def subschemas(node: JObject) -> Iterator[tuple[str, Any, Any]]:
@@ -196,17 +197,25 @@ class Bundler:
     spec_files: Collection[str]
     # spans of the `$ref`s reported here
     reported: set[tuple[str, int, int]] = field(default_factory=set)
-    _valid_remote: dict[str, bool] = field(default_factory=dict)
+    _valid_remote: dict[tuple[str, str | None], bool] = field(default_factory=dict)
     # id(schema) -> (schema, prepared, whether it refers by absolute URI)
     _done: dict[int, tuple[Any, Any, bool]] = field(default_factory=dict)
     _external: bool = (
         False  # a part prepared since the last `bundle` refers by absolute URI
     )
+    # the `$schema` of the first schema prepared since the last `bundle` (the document's root), whose dialect
+    # documents it refers to are read in when they name none
+    _dialect: str | None = None
+    _fresh: bool = True
 
     def prepare(self, schema: Any, module: SpecModule) -> Any:
         """A spec's schema before resolve.py embeds entities: its `$schema` vocabularies applied, references to
         an entity's `$id` made references to its spec file, and references to other documents made absolute
         (they would not survive its move into another document's `$defs` otherwise)."""
+        if self._fresh:
+            self._fresh = False
+            found = schema.get("$schema") if isinstance(schema, JObject) else None
+            self._dialect = found if isinstance(found, str) else None
         if not isinstance(schema, JObject):
             return schema
         done = self._done.get(id(schema))
@@ -223,6 +232,7 @@ class Bundler:
         """A finished document (whose parts were prepared since the last call) with every document it refers
         to embedded once in its root `$defs`."""
         external, self._external = self._external, False
+        self._fresh = True
         if not external or not isinstance(schema, JObject):
             return schema
         return self._run(_Run(self, module, schema, embed=True))
@@ -246,18 +256,19 @@ class Bundler:
 
     def remote(self, url: str, span: Span) -> Any:
         """The mapped document at `url` (meta-schema checked once), or None after a diagnostic."""
-        fetched = self.fetch(url)
+        fetched = self.fetch(url, self._dialect)
         if fetched.problem is not None:
             self.report(f"$ref to {url!r}: {fetched.problem}", span, "ref-remote")
             return None
         if fetched.schema is None:
             self.reported.add(span.key)  # the document's own text was reported
             return None
-        if url not in self._valid_remote:
+        key = (url, self._dialect)
+        if key not in self._valid_remote:
             schema = fetched.schema
             fallback = schema.span if isinstance(schema, (JObject, JArray)) else span
-            self._valid_remote[url] = _valid(schema, fallback, self.diags)
-        if not self._valid_remote[url]:
+            self._valid_remote[key] = _valid(schema, fallback, self.diags)
+        if not self._valid_remote[key]:
             self.reported.add(span.key)
             return None
         return fetched.schema
@@ -429,7 +440,7 @@ class _Run:
         if _without_fragment(meta).split("://", 1)[1].startswith("json-schema.org/"):
             return root  # the standard dialects
         span = root.value_span("$schema")
-        if self.bundler.fetch(_without_fragment(meta)).problem is not None:
+        if self.bundler.fetch(_without_fragment(meta), None).problem is not None:
             self.bundler.diags.warning(
                 "unknown-dialect",
                 f"$schema {meta!r} names no dialect codegen knows, and no local meta-schema is mapped for it: "

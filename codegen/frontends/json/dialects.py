@@ -33,7 +33,7 @@ from typing import Any
 from urllib.parse import unquote, urljoin
 
 from ...diagnostics import Diagnostics, Span
-from ...ir import JArray, JObject, from_plain
+from ...ir import DELETE, JArray, JObject, from_plain
 
 
 @dataclass(frozen=True)
@@ -151,6 +151,11 @@ def dialect_of(doc: Any, diags: Diagnostics, default: Dialect = DRAFT2020) -> Di
     return dialect
 
 
+def dialect_named(uri: str | None) -> Dialect:
+    """The dialect a `$schema` URI names; 2020-12 for None or one it does not know."""
+    return _BY_URI.get(dialect_uri_key(uri), DRAFT2020) if uri else DRAFT2020
+
+
 def lower_document(doc: Any, diags: Diagnostics, default: Dialect = DRAFT2020) -> Any:
     """`doc` in draft 2020-12, meaning what it means in the dialect its `$schema` names (`default` without one);
     None when it is refused: old keywords in a 2020-12 document (reported, with a hint to declare the dialect),
@@ -174,9 +179,8 @@ def _lower(
     lowered = lowering.schema(doc, _Scope(doc, ""))
     if lowering.refused:
         return None
-    if isinstance(lowered, JObject) and "$schema" in lowered:
-        # Lowered documents are 2020-12 (and emitted without `$schema`, as every document is).
-        lowered = _rebuild(lowered, [(k, k) for k in lowered if k != "$schema"])
+    # The lowered root keeps its `$schema`: documents it refers to that name no dialect are read in its dialect
+    # (passes/bundle.py). It means nothing else any more; documents are emitted without it (resolve.py).
     return lowered
 
 
@@ -221,7 +225,11 @@ def _with_meta_schemas(doc: Any, wanted: dict[str, Span]) -> Any:
     for key, span in wanted.items():
         for uri in _META_SCHEMA_SETS[key]:
             meta = from_plain(REGISTRY.contents(uri), span)
-            embedded.setdefault(uri, _lower(meta, Diagnostics(), DRAFT2020, {}))
+            lowered = _lower(meta, Diagnostics(), DRAFT2020, {})
+            if isinstance(lowered, JObject) and "$schema" in lowered:
+                # an embedded resource naming an old dialect would be read in it
+                lowered = lowered.replace(**{"$schema": DELETE})
+            embedded.setdefault(uri, lowered)
     span = defs.span if isinstance(defs, JObject) else doc.span
     return doc.replace(**{"$defs": JObject(embedded, span)})
 
