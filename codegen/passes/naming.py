@@ -25,6 +25,7 @@ RESERVED_NAMES = frozenset(
         # every generated module
         "annotations",
         "Any",
+        "Annotated",
         "Literal",
         "Protocol",
         "TYPE_CHECKING",
