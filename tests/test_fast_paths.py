@@ -38,3 +38,73 @@ def test_dump_json_odd_values(value: Any) -> None:
 def test_dump_json_refuses_what_json_refuses() -> None:
     with pytest.raises(TypeError):
         dump_json({"a": object()})
+
+
+# -- the JSON reader's spans ---------------------------------------------------------------------------------
+
+# Values the reader takes (no NaN or infinity, which JSON cannot write); keys and text with escapes and
+# characters beyond ASCII, written escaped or as they are.
+READABLE = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(st.characters(blacklist_categories=("Cs",))),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(st.characters(blacklist_categories=("Cs",))), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def _offset(source: Any, span: Any) -> int:
+    return int(source._line_starts[span.line - 1]) + span.col - 1
+
+
+def _check_spans(source: Any, value: Any) -> None:
+    """Every key's and value's span covers exactly its text (a container's, its opening bracket)."""
+    from codegen.ir import JArray, JObject
+
+    text = source.text
+    if isinstance(value, JObject):
+        assert text[_offset(source, value.span)] == "{"
+        for key in value:
+            span = value.key_span(key)
+            assert json.loads(text[_offset(source, span) :][: span.width]) == key
+            _check_item(source, value[key], value.value_span(key))
+    elif isinstance(value, JArray):
+        assert text[_offset(source, value.span)] == "["
+        for index, item in enumerate(value):
+            _check_item(source, item, value.item_span(index))
+
+
+def _check_item(source: Any, item: Any, span: Any) -> None:
+    from codegen.ir import JArray, JObject
+
+    if isinstance(item, (JObject, JArray)):
+        assert span == item.span
+        _check_spans(source, item)
+    else:
+        written = source.text[_offset(source, span) :][: span.width]
+        assert json.loads(written) == item and type(json.loads(written)) is type(item)
+
+
+@settings(max_examples=400, deadline=None)
+@given(READABLE, st.sampled_from([None, 0, 1, 3, "\t"]), st.booleans(), st.booleans())
+def test_json_reader_values_and_spans(
+    value: Any, indent: Any, ascii_only: bool, crlf: bool
+) -> None:
+    from pathlib import Path
+
+    from codegen.diagnostics import Diagnostics, SourceFile
+    from codegen.frontends.json.parse import parse_json
+    from codegen.ir import to_plain
+
+    text = json.dumps(value, indent=indent, ensure_ascii=ascii_only)
+    if crlf:
+        text = text.replace("\n", "\r\n")
+    source = SourceFile(Path("t.json"), "t.json", Path("t.json"), text)
+    diags = Diagnostics()
+    parsed = parse_json(source, diags)
+    assert not diags.has_errors
+    assert to_plain(parsed) == json.loads(text)
+    _check_spans(source, parsed)
