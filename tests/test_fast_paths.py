@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from codegen.runtime.exports import dump_json
@@ -108,3 +108,34 @@ def test_json_reader_values_and_spans(
     assert not diags.has_errors
     assert to_plain(parsed) == json.loads(text)
     _check_spans(source, parsed)
+
+
+# -- one walk per schema in resolve --------------------------------------------------------------------------
+
+SCHEMA_KEYS = st.sampled_from(
+    ["$ref", "$id", "$anchor", "$dynamicAnchor", "properties", "$defs", "items", "allOf", "enum",
+     "default", "const", "examples", "x", "patternProperties", "not"]
+)
+SCHEMA_LIKE = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.sampled_from(["#", "#/a", "a.json"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(SCHEMA_KEYS, inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(SCHEMA_LIKE)
+@example({"properties": {"enum": {"$id": "a.json"}}})  # not a schema to `_has_ids`
+@example({"properties": {"$anchor": {}}})  # a property's name, which `_has_ids` counts
+@example({"$defs": {"a": {"items": [{"$ref": "#"}, {"$dynamicAnchor": "x"}]}}})
+def test_ref_walk_is_iter_refs_and_has_ids(value: Any) -> None:
+    from pathlib import Path
+
+    from codegen.diagnostics import SourceFile
+    from codegen.ir import from_plain
+    from codegen.passes.resolve import _has_ids, _ref_nodes, iter_refs
+
+    schema = from_plain(value, SourceFile(Path("t"), "t", Path("t"), "").span(0))
+    nodes, has_ids = _ref_nodes(schema)
+    assert [id(n) for n in nodes] == [id(n) for n, _ in iter_refs(schema)]
+    assert has_ids == _has_ids(schema)
