@@ -139,3 +139,35 @@ def test_ref_walk_is_iter_refs_and_has_ids(value: Any) -> None:
     nodes, has_ids = _ref_nodes(schema)
     assert [id(n) for n in nodes] == [id(n) for n, _ in iter_refs(schema)]
     assert has_ids == _has_ids(schema)
+
+
+# -- tools.xml without ET.indent and ET.tostring -------------------------------------------------------------
+
+XML_TEXT = st.none() | st.text(st.sampled_from(list("a &<>\"'\r\n\t\u00e9")), max_size=6)
+
+
+@st.composite
+def xml_elements(draw: Any, depth: int = 0) -> Any:
+    import xml.etree.ElementTree as ET
+
+    element = ET.Element(draw(st.sampled_from(["tool", "arg", "items", "value"])))
+    for key in draw(st.lists(st.sampled_from(["name", "type", "description"]), unique=True)):
+        element.set(key, draw(st.text(st.sampled_from(list("a &<>\"'\r\n\t")), max_size=5)))
+    element.text = draw(XML_TEXT)
+    element.tail = draw(XML_TEXT)
+    if depth < 3:
+        element.extend(draw(st.lists(xml_elements(depth + 1), max_size=3)))
+    return element
+
+
+@settings(max_examples=400, deadline=None)
+@given(xml_elements(), st.integers(0, 2))
+def test_xml_string_is_et_indent_and_tostring(element: Any, level: int) -> None:
+    import copy
+    import xml.etree.ElementTree as ET
+
+    from codegen.backends.schemas import xml_string
+
+    expected = copy.deepcopy(element)
+    ET.indent(expected, space="    ", level=level)
+    assert xml_string(element, level) == ET.tostring(expected, encoding="unicode")
