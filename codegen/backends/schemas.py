@@ -79,7 +79,9 @@ def _write_xml(element: ET.Element, indent: str, out: list[str]) -> None:
         # `ET.indent`: a parent's whitespace-only text and its children's tails become line breaks and
         # indentation (the last child's, its parent's), other text stays
         inner = indent + "    "
-        out.append(head + ">" + (_escape_text(text) if text and text.strip() else inner))
+        out.append(
+            head + ">" + (_escape_text(text) if text and text.strip() else inner)
+        )
         last = len(element) - 1
         for index, child in enumerate(element):
             _write_xml(child, inner, out)
