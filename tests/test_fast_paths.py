@@ -243,3 +243,20 @@ def test_the_first_problem_in_path_order_is_the_one_reported(tmp_path: Any) -> N
     os.symlink(tmp_path / "elsewhere.py", out / "b" / "c.py")  # a link: refused too
     with pytest.raises(WriteError, match="a.py exists and was not generated"):
         write_output(out, {"b/c.py": "y = 2\n", "a.py": "x = 1\n"})  # b/ read first
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(), JSON_VALUES, min_size=1, max_size=3), JSON_VALUES)
+def test_dump_json_sharing_text_between_values(member: Any, other: Any) -> None:
+    """Objects two levels down written once and copied: the same text as writing each value afresh, whatever
+    level the shared object stands at in the next value."""
+    shared: dict[int, Any] = {}
+    values = [
+        {"tool": {"schema": member, "other": other}},
+        {"x": {"y": member}, "z": member},
+        [{"deep": {"er": {"still": member}}}],
+        {"tool": {"schema": member}},
+    ]
+    for value in values:
+        expected = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+        assert dump_json(value, shared) == expected

@@ -18,10 +18,15 @@ def dump_json(value: Any) -> str:
     return exports.dump_json(value)
 
 
-def render_schemas(plan: PackagePlan) -> dict[str, str]:
-    """`schemas/<tool>.json` and `schemas/entities/<Entity>.json`."""
+def render_schemas(
+    plan: PackagePlan, shared: dict[int, Any] | None = None
+) -> dict[str, str]:
+    """`schemas/<tool>.json` and `schemas/entities/<Entity>.json`. `shared`: as for `exports.dump_json`, kept
+    for `render_exports` of the same plan (whose MCP and Anthropic forms copy the tools' text from here).
+    """
     files = {
-        f"schemas/{tool.func}.json": dump_json(tool.llm_schema) for tool in plan.tools
+        f"schemas/{tool.func}.json": exports.dump_json(tool.llm_schema, shared)
+        for tool in plan.tools
     }
     for name, schema in plan.entity_schemas.items():
         files[f"schemas/entities/{plan.entity_classes[name]}.json"] = dump_json(schema)
@@ -41,19 +46,23 @@ _FRAMES = {
 ExportSpans = dict[str, dict[str, tuple[str, int, int]]]
 
 
-def tool_fragment(definition: Any, flavour: str, name: str) -> str:
+def tool_fragment(
+    definition: Any, flavour: str, name: str, shared: dict[int, Any] | None = None
+) -> str:
     """One tool's entry in its flavour's export file, exactly as it stands there (indented for its place):
     the file is these entries in its frame, which is what `exports.render_export` writes for all of them.
+    `shared`: as for `exports.dump_json` (the OpenAI form has objects of its own: it does not use it).
     """
     if flavour == "xml":
         return xml_string(exports.xml_tool(definition), 1).replace("\r", "&#13;")
     if flavour == "mcp":
         item, indent = exports.mcp_tool(definition), "\n    "
+    elif flavour == "anthropic":
+        item, indent = exports.anthropic_tool(definition, name), "\n  "
     else:
-        convert = exports.openai_tool if flavour == "openai" else exports.anthropic_tool
-        item, indent = convert(definition, name), "\n  "
+        item, indent, shared = exports.openai_tool(definition, name), "\n  ", None
     # JSON text holds no raw line break but its own: re-indenting it is exact
-    return dump_json(item)[:-1].replace("\n", indent)
+    return exports.dump_json(item, shared)[:-1].replace("\n", indent)
 
 
 def xml_string(element: ET.Element, level: int = 0) -> str:
@@ -145,8 +154,11 @@ def tiles(flavour: str, text: str, places: list[tuple[int, int]]) -> bool:
     return len(text) == at + len(last) and text.endswith(last)
 
 
-def render_exports(plan: PackagePlan) -> tuple[dict[str, str], ExportSpans]:
-    """Every tool in the formats LLM APIs take (`schemas/tools.*`), and where each tool stands in them."""
+def render_exports(
+    plan: PackagePlan, shared: dict[int, Any] | None = None
+) -> tuple[dict[str, str], ExportSpans]:
+    """Every tool in the formats LLM APIs take (`schemas/tools.*`), and where each tool stands in them.
+    `shared`: as for `exports.dump_json` (see `render_schemas`)."""
     files: dict[str, str] = {}
     spans: ExportSpans = {}
     tools = sorted(plan.tools, key=lambda t: t.name)
@@ -156,7 +168,7 @@ def render_exports(plan: PackagePlan) -> tuple[dict[str, str], ExportSpans]:
             (
                 t.name,
                 names[t.name],
-                tool_fragment(t.llm_schema, flavour, names[t.name]),
+                tool_fragment(t.llm_schema, flavour, names[t.name], shared),
             )
             for t in tools
         ]
