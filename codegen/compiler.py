@@ -7,7 +7,7 @@ import hashlib
 from functools import partial
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .backends.python import python_units, runtime_files
 from .backends.schemas import ExportSpans, render_exports, render_schemas
@@ -139,8 +139,9 @@ def _compile(
 
 def _json_files(plan: PackagePlan) -> tuple[dict[str, str], ExportSpans]:
     """The schema files and the export files, and where each tool stands in the latter."""
-    files = render_schemas(plan)
-    exported, spans = render_exports(plan)
+    shared: dict[int, Any] = {}  # the text of objects both write (exports.dump_json)
+    files = render_schemas(plan, shared)
+    exported, spans = render_exports(plan, shared)
     files.update(exported)
     return files, spans
 

@@ -191,26 +191,48 @@ class OutputFolder:
 
     def read_many(self, limits: dict[str, int]) -> dict[str, bytes | None]:
         """`read` of many files (rel -> limit), each folder on the way opened once for all the files in it."""
+        contents: dict[str, bytes | None] = {}
+        for rel, found in self.read_each(limits).items():
+            if isinstance(found, Exception):
+                raise found
+            contents[rel] = found
+        return contents
+
+    def read_each(self, limits: dict[str, int]) -> dict[str, bytes | None | Exception]:
+        """`read_many`, with what `read` of a file would raise (a link, an unreadable file) as its result, for
+        the caller to raise when it comes to that file."""
         by_folder: dict[str, list[str]] = {}
         for rel in limits:
             by_folder.setdefault(posixpath.dirname(rel), []).append(rel)
-        contents: dict[str, bytes | None] = {}
+        contents: dict[str, bytes | None | Exception] = {}
         for rels in by_folder.values():
-            with self._parent(rels[0]) as found:
-                for rel in rels:
-                    problem = path_problem(rel)
-                    if problem is not None:
-                        raise WriteError(
-                            f"refusing the path {shown(str(rel))}: {problem}"
-                        )
-                    contents[rel] = (
-                        None
-                        if found is None
-                        else self._read_in(
-                            found[0], posixpath.basename(rel), rel, limits[rel]
-                        )
-                    )
+            try:
+                self._read_folder(rels, limits, contents)
+            except (WriteError, OSError) as exc:
+                contents.update((rel, exc) for rel in rels if rel not in contents)
         return contents
+
+    def _read_folder(
+        self,
+        rels: list[str],
+        limits: dict[str, int],
+        contents: dict[str, bytes | None | Exception],
+    ) -> None:
+        """The files `rels` of one folder into `contents`."""
+        with self._parent(rels[0]) as found:
+            for rel in rels:
+                problem = path_problem(rel)
+                if problem is not None:
+                    raise WriteError(f"refusing the path {shown(str(rel))}: {problem}")
+                if found is None:
+                    contents[rel] = None
+                    continue
+                try:
+                    contents[rel] = self._read_in(
+                        found[0], posixpath.basename(rel), rel, limits[rel]
+                    )
+                except (WriteError, OSError) as exc:
+                    contents[rel] = exc
 
     def _read_in(self, folder: int, name: str, rel: str, limit: int) -> bytes | None:
         try:
@@ -232,19 +254,37 @@ class OutputFolder:
     def write(self, rel: str, data: bytes) -> None:
         """Atomically put `data` at `rel` (a link there is replaced itself, never written through); new files
         get the usual mode for the umask, like any file the user creates."""
-        with self._parent(rel, create=True) as found:
-            assert found is not None
-            folder, name = found
-            temporary = f".codegen-{secrets.token_hex(8)}.tmp"
-            fd = os.open(temporary, _CREATE_FLAGS, 0o666, dir_fd=folder)
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(data)
-                os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary, dir_fd=folder)
-                raise
+        self.write_many({rel: data})
+
+    def write_many(self, files: Mapping[str, bytes]) -> None:
+        """`write` of many files, each folder on the way opened once for all the files in it (folder by
+        folder, in the order each folder first comes)."""
+        by_folder: dict[str, list[str]] = {}
+        for rel in files:
+            by_folder.setdefault(posixpath.dirname(rel), []).append(rel)
+        for rels in by_folder.values():
+            with self._parent(rels[0], create=True) as found:
+                assert found is not None
+                for rel in rels:
+                    problem = path_problem(rel)
+                    if problem is not None:
+                        raise WriteError(
+                            f"refusing the path {shown(str(rel))}: {problem}"
+                        )
+                    self._write_in(found[0], posixpath.basename(rel), files[rel])
+
+    @staticmethod
+    def _write_in(folder: int, name: str, data: bytes) -> None:
+        temporary = f".codegen-{secrets.token_hex(8)}.tmp"
+        fd = os.open(temporary, _CREATE_FLAGS, 0o666, dir_fd=folder)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary, dir_fd=folder)
+            raise
 
     def delete(self, rel: str) -> None:
         """Delete the file `rel` (never what a link points to), then the folders it leaves empty."""
@@ -389,8 +429,19 @@ def write_output(
     previous = folder.manifest(diags)
     known = known or {}
     report, changes = WriteReport(), {}
+    # Every file read folder by folder (a first build opens each folder once, not once per file), what a read
+    # would raise raised when the loop below comes to that file, as reading them one by one would.
+    unknown = {rel: len(data) for rel, data in encoded.items() if rel not in known}
+    read = folder.read_each(unknown)
     for rel, data in sorted(encoded.items()):
-        have = known[rel][0] if rel in known else folder.read(rel, len(data))
+        have: bytes | None
+        if rel in known:
+            have = known[rel][0]
+        else:
+            found = read[rel]
+            if isinstance(found, Exception):
+                raise found
+            have = found
         if have == data:
             if rel != MANIFEST:
                 report.unchanged.append(rel)
@@ -408,10 +459,9 @@ def write_output(
                 f"{folder.where(rel)} is no longer generated but was edited since codegen wrote it; "
                 "delete or move it yourself"
             )
-    for rel, data in changes.items():
-        if rel != MANIFEST:
-            folder.write(rel, data)
-            report.written.append(rel)
+    written = {rel: data for rel, data in changes.items() if rel != MANIFEST}
+    folder.write_many(written)
+    report.written.extend(written)
     for rel in stale:
         folder.delete(rel)
         report.deleted.append(rel)

@@ -57,10 +57,10 @@ def test_a_failing_child_means_the_parent_renders_them(
     parent = os.getpid()
     render = compiler.render_exports
 
-    def failing_in_the_child(plan: object) -> object:
+    def failing_in_the_child(plan: object, *rest: object) -> object:
         if os.getpid() != parent:
             raise RuntimeError("the child fails")
-        return render(plan)  # type: ignore[arg-type]
+        return render(plan, *rest)  # type: ignore[arg-type]
 
     monkeypatch.setattr(compiler, "render_exports", failing_in_the_child)
     assert _compile(specs) == alone

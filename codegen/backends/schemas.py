@@ -18,10 +18,15 @@ def dump_json(value: Any) -> str:
     return exports.dump_json(value)
 
 
-def render_schemas(plan: PackagePlan) -> dict[str, str]:
-    """`schemas/<tool>.json` and `schemas/entities/<Entity>.json`."""
+def render_schemas(
+    plan: PackagePlan, shared: dict[int, Any] | None = None
+) -> dict[str, str]:
+    """`schemas/<tool>.json` and `schemas/entities/<Entity>.json`. `shared`: as for `exports.dump_json`, kept
+    for `render_exports` of the same plan (whose MCP and Anthropic forms copy the tools' text from here).
+    """
     files = {
-        f"schemas/{tool.func}.json": dump_json(tool.llm_schema) for tool in plan.tools
+        f"schemas/{tool.func}.json": exports.dump_json(tool.llm_schema, shared)
+        for tool in plan.tools
     }
     for name, schema in plan.entity_schemas.items():
         files[f"schemas/entities/{plan.entity_classes[name]}.json"] = dump_json(schema)
@@ -41,21 +46,78 @@ _FRAMES = {
 ExportSpans = dict[str, dict[str, tuple[str, int, int]]]
 
 
-def tool_fragment(definition: Any, flavour: str, name: str) -> str:
+def tool_fragment(
+    definition: Any, flavour: str, name: str, shared: dict[int, Any] | None = None
+) -> str:
     """One tool's entry in its flavour's export file, exactly as it stands there (indented for its place):
     the file is these entries in its frame, which is what `exports.render_export` writes for all of them.
+    `shared`: as for `exports.dump_json` (the OpenAI form has objects of its own: it does not use it).
     """
     if flavour == "xml":
-        element = exports.xml_tool(definition)
-        ET.indent(element, space="    ", level=1)
-        return ET.tostring(element, encoding="unicode").replace("\r", "&#13;")
+        return xml_string(exports.xml_tool(definition), 1).replace("\r", "&#13;")
     if flavour == "mcp":
         item, indent = exports.mcp_tool(definition), "\n    "
+    elif flavour == "anthropic":
+        item, indent = exports.anthropic_tool(definition, name), "\n  "
     else:
-        convert = exports.openai_tool if flavour == "openai" else exports.anthropic_tool
-        item, indent = convert(definition, name), "\n  "
+        item, indent, shared = exports.openai_tool(definition, name), "\n  ", None
     # JSON text holds no raw line break but its own: re-indenting it is exact
-    return dump_json(item)[:-1].replace("\n", indent)
+    return exports.dump_json(item, shared)[:-1].replace("\n", indent)
+
+
+def xml_string(element: ET.Element, level: int = 0) -> str:
+    """The text of `ET.indent(element, space="    ", level=level)` then `ET.tostring(element, encoding="unicode")`
+    (for elements without namespaces, as `exports.xml_tool` makes them), written in one walk: the two walks of
+    the standard library were a third of the time of `tools.xml`. The element is left as it is. (The runtime's
+    `export_tools` keeps the standard library's: tests/test_fast_paths.py holds the two to the same text.)
+    """
+    out: list[str] = []
+    _write_xml(element, "\n" + "    " * level, out)
+    if element.tail:
+        out.append(_escape_text(element.tail))
+    return "".join(out)
+
+
+def _write_xml(element: ET.Element, indent: str, out: list[str]) -> None:
+    tag = element.tag
+    head = "<" + tag
+    for key, value in element.items():
+        head += f' {key}="{_escape_attribute(value)}"'
+    text = element.text
+    if len(element):
+        # `ET.indent`: a parent's whitespace-only text and its children's tails become line breaks and
+        # indentation (the last child's, its parent's), other text stays
+        inner = indent + "    "
+        out.append(
+            head + ">" + (_escape_text(text) if text and text.strip() else inner)
+        )
+        last = len(element) - 1
+        for index, child in enumerate(element):
+            _write_xml(child, inner, out)
+            tail = child.tail
+            if tail and tail.strip():
+                out.append(_escape_text(tail))
+            else:
+                out.append(inner if index < last else indent)
+        out.append("</" + tag + ">")
+    elif text:
+        out.append(head + ">" + _escape_text(text) + "</" + tag + ">")
+    else:
+        out.append(head + " />")
+
+
+def _escape_text(text: str) -> str:
+    """As `ElementTree` escapes character data."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _escape_attribute(text: str) -> str:
+    """As `ElementTree` escapes an attribute's value (line breaks and tabs as references, so they survive)."""
+    if "&" in text or "<" in text or ">" in text or '"' in text:
+        text = _escape_text(text).replace('"', "&quot;")
+    if "\r" in text or "\n" in text or "\t" in text:
+        text = text.replace("\r", "&#13;").replace("\n", "&#10;").replace("\t", "&#09;")
+    return text
 
 
 def join_export(
@@ -92,8 +154,11 @@ def tiles(flavour: str, text: str, places: list[tuple[int, int]]) -> bool:
     return len(text) == at + len(last) and text.endswith(last)
 
 
-def render_exports(plan: PackagePlan) -> tuple[dict[str, str], ExportSpans]:
-    """Every tool in the formats LLM APIs take (`schemas/tools.*`), and where each tool stands in them."""
+def render_exports(
+    plan: PackagePlan, shared: dict[int, Any] | None = None
+) -> tuple[dict[str, str], ExportSpans]:
+    """Every tool in the formats LLM APIs take (`schemas/tools.*`), and where each tool stands in them.
+    `shared`: as for `exports.dump_json` (see `render_schemas`)."""
     files: dict[str, str] = {}
     spans: ExportSpans = {}
     tools = sorted(plan.tools, key=lambda t: t.name)
@@ -103,7 +168,7 @@ def render_exports(plan: PackagePlan) -> tuple[dict[str, str], ExportSpans]:
             (
                 t.name,
                 names[t.name],
-                tool_fragment(t.llm_schema, flavour, names[t.name]),
+                tool_fragment(t.llm_schema, flavour, names[t.name], shared),
             )
             for t in tools
         ]

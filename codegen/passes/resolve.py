@@ -231,27 +231,43 @@ def iter_refs(schema: Any, pointer: str = "") -> Iterator[tuple[JObject, str]]:
             stack.extend((item, f"{at}/{i}") for i, item in enumerate(node))
 
 
-def _ref_nodes(schema: Any) -> list[JObject]:
-    """The objects `iter_refs` yields, in the same order, without building their pointers."""
+_IDS = ("$id", "$anchor", "$dynamicAnchor")
+
+
+def _ref_nodes(schema: Any) -> tuple[list[JObject], bool]:
+    """The objects `iter_refs` yields, in the same order, without building their pointers; and `_has_ids` of
+    the schema, found on the same walk (one walk per schema instead of two).
+
+    `iter_refs` steps over the maps of subschemas (`properties`, `$defs`, ...) straight to their members, where
+    `schema_objects` (and so `_has_ids`) sees the map as an object too and skips members named like data
+    keywords: each node carries whether `schema_objects` reaches it, so the answer is exactly `_has_ids`'s.
+    """
     found = []
-    stack = [schema]
+    has_ids = False
+    stack: list[tuple[Any, bool]] = [(schema, True)]
     while stack:
-        node = stack.pop()
+        node, seen = stack.pop()
         cls = type(node)
         if cls is JObject or (cls is not JArray and isinstance(node, JObject)):
             if type(node.get("$ref")) is str:
                 found.append(node)
+            if seen and not has_ids:
+                has_ids = any(name in node for name in _IDS)
             for key in sorted(node, reverse=True):
                 if key in DATA_KEYWORDS:
                     continue
                 value = node[key]
                 if key in SUBSCHEMA_MAPS and isinstance(value, JObject):
-                    stack.extend(value.values())
+                    if seen and not has_ids:
+                        has_ids = any(name in value for name in _IDS)
+                    stack.extend(
+                        (v, seen and k not in DATA_KEYWORDS) for k, v in value.items()
+                    )
                 elif isinstance(value, (JObject, JArray)):
-                    stack.append(value)
+                    stack.append((value, seen))
         elif cls is JArray or isinstance(node, JArray):
-            stack.extend(node)
-    return found
+            stack.extend((item, seen) for item in node)
+    return found, has_ids
 
 
 _IN_PLACE = ("not", "if", "then", "else")
@@ -435,9 +451,9 @@ class DocumentBuilder:
         it names parts of itself (`_has_ids`), and whether it holds a `$ref` within the document after that.
         """
         replacements: dict[str, str] = {}
-        has_ids = _has_ids(schema)
+        nodes, has_ids = _ref_nodes(schema)
         local = False
-        for node in _ref_nodes(schema):
+        for node in nodes:
             ref: str = node["$ref"]
             local = local or ref.startswith("#")
             target = self._target(ref, node, module, schema, has_ids, check_local)
