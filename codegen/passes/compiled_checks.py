@@ -1,0 +1,250 @@
+"""Which subschemas get a compiled check (straight-line Python, `backends/checks.py` prints it) instead of the
+interpreter, and the functions that check needs.
+
+A check compiles when every schema it reaches is one the generated code decides exactly as the interpreter
+does: the keywords it reads are all handled (`unevaluated*`, `$dynamicRef`, `$recursiveRef` and `$id` are not:
+they need annotations, the dynamic scope or base URIs at run time), each is well formed (a malformed one is a
+schema error the interpreter reports while validating), patterns compile, and `$ref`s are JSON pointers into the
+same document that never lead back to a schema being checked (a recursive schema stays interpreted). Anything
+else leaves the whole check to the interpreter, so the two never disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+from ..runtime.validation.numbers import _as_count, _is_number, _too_long
+from ..runtime.validation.patterns import _pattern
+
+# The keywords the interpreter reads and a compiled check handles (`then`/`else`: beside `if`;
+# `minContains`/`maxContains`: beside `contains`).
+HANDLED = frozenset(
+    {
+        "$ref",
+        "type",
+        "enum",
+        "const",
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "format",
+        "prefixItems",
+        "items",
+        "contains",
+        "minContains",
+        "maxContains",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "required",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "propertyNames",
+        "dependentRequired",
+        "dependentSchemas",
+        "maxProperties",
+        "minProperties",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+    }
+)
+# Read by the interpreter, left to it.
+INTERPRETED = frozenset(
+    {"$id", "$dynamicRef", "$recursiveRef", "unevaluatedItems", "unevaluatedProperties"}
+)
+_MAX_DEPTH = 40
+_SINGLE = ("items", "contains", "additionalProperties", "propertyNames", "not")
+_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_MAPS = ("properties", "patternProperties", "dependentSchemas")
+
+
+class NotCompiled(Exception):
+    """The schema needs the interpreter (the message says why, for the tests)."""
+
+
+@dataclass(frozen=True)
+class CheckFunction:
+    """One compiled check: `schema` (an object schema of the document), checked by the function `name`;
+    `calls` names the check of each subschema it applies, by the subschema's `id` (a `$ref`: its target's)."""
+
+    name: str
+    schema: Mapping[str, Any]
+    calls: dict[int, str]
+    ref: str | None = None  # the check of the schema `$ref` names
+
+
+@dataclass
+class ModuleChecks:
+    """The compiled checks of one generated module, numbered in the order they are asked for."""
+
+    functions: list[CheckFunction] = field(default_factory=list)
+    _names: dict[int, str] = field(default_factory=dict)
+    _refused: dict[int, bool] = field(default_factory=dict)
+    compiled: int = 0
+    interpreted: int = 0
+
+    def entry(self, document: Any, pointer: str) -> str | None:
+        """The name of the check of the subschema at `pointer`, or None if the interpreter keeps it."""
+        count = len(self.functions)
+        try:
+            if self._refused.setdefault(id(document), _refused_document(document)):
+                raise NotCompiled("$id or a dynamic reference in the document")
+            node = _walk(document, pointer)
+            name = _Compiler(self, document).schema(node, 0, set())
+        except NotCompiled:
+            for function in self.functions[count:]:  # what it reached compiled: unused now
+                del self._names[id(function.schema)]
+            del self.functions[count:]
+            self.interpreted += 1
+            return None
+        self.compiled += 1
+        return name
+
+
+class _Compiler:
+    def __init__(self, checks: ModuleChecks, document: Any) -> None:
+        self.checks = checks
+        self.document = document
+        self.new: list[CheckFunction] = []
+
+    def schema(self, node: Any, depth: int, active: set[int]) -> str:
+        """The check of a subschema, compiling it (and what it reaches) unless already compiled."""
+        if node is True:
+            return "_checks.accept"
+        if node is False:
+            return "_checks.reject"
+        if not isinstance(node, Mapping):
+            raise NotCompiled("a subschema that is not a schema")
+        known = self.checks._names.get(id(node))
+        if known is not None:
+            return known
+        if id(node) in active:
+            raise NotCompiled("a recursive schema")
+        if depth > _MAX_DEPTH:
+            raise NotCompiled("nested too deeply")
+        if not INTERPRETED.isdisjoint(node):
+            raise NotCompiled(f"{sorted(INTERPRETED & set(node))[0]}")
+        active = active | {id(node)}
+        calls: dict[int, str] = {}
+        ref = None
+        if "$ref" in node:
+            ref = self.schema(_target(node["$ref"], self.document), depth + 1, active)
+        for sub in _subschemas(node):
+            calls[id(sub)] = self.schema(sub, depth + 1, active)
+        _well_formed(node)
+        name = f"_check_{len(self.checks.functions)}"
+        function = CheckFunction(name, node, calls, ref)
+        self.checks.functions.append(function)
+        self.checks._names[id(node)] = name
+        return name
+
+
+def _subschemas(node: Mapping[str, Any]) -> list[Any]:
+    found: list[Any] = []
+    for keyword in _SINGLE:
+        if keyword in node:
+            found.append(node[keyword])
+    if "if" in node:
+        found += [node[k] for k in ("if", "then", "else") if k in node]
+    for keyword in _LISTS:
+        value = node.get(keyword)
+        if isinstance(value, list):
+            found += value
+        elif keyword in node:
+            raise NotCompiled(f"{keyword} is not a list")
+    for keyword in _MAPS:
+        value = node.get(keyword)
+        if isinstance(value, Mapping):
+            found += list(value.values())
+        elif keyword in node:
+            raise NotCompiled(f"{keyword} is not an object")
+    return found
+
+
+def _well_formed(node: Mapping[str, Any]) -> None:
+    """Refuse what the interpreter would report as a schema error, or read in a way not compiled here."""
+    kinds = node.get("type", "string")
+    names = [kinds] if isinstance(kinds, str) else kinds
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise NotCompiled("type is not a name or a list of names")
+    if "enum" in node and not isinstance(node["enum"], list):
+        raise NotCompiled("enum is not a list")
+    divisor = node.get("multipleOf")
+    if _is_number(divisor) and not isinstance(divisor, float) and _too_long(divisor):
+        raise NotCompiled("multipleOf has too many digits")
+    for pattern in [node.get("pattern"), *node.get("patternProperties", {})]:
+        if isinstance(pattern, str) and _pattern(pattern) is None:
+            raise NotCompiled("a pattern that does not compile")
+    for keyword in ("anyOf", "oneOf"):
+        if keyword in node and not node[keyword]:
+            raise NotCompiled(f"an empty {keyword}")
+    required = node.get("required", [])
+    if not isinstance(required, list):
+        raise NotCompiled("required is not a list")
+    dependent = node.get("dependentRequired", {})
+    if not isinstance(dependent, Mapping) or not all(
+        isinstance(names, list) and all(isinstance(n, str) for n in names)
+        for names in dependent.values()
+    ):
+        raise NotCompiled("dependentRequired is not an object of name lists")
+    for keyword in ("minContains", "maxContains"):
+        if keyword in node and _as_count(node[keyword]) is None:
+            raise NotCompiled(f"{keyword} is not a count")
+
+
+def _target(reference: Any, document: Any) -> Any:
+    """The schema a `$ref` names: only a JSON pointer into this document (which has no `$id`)."""
+    if not isinstance(reference, str) or not reference.startswith("#"):
+        raise NotCompiled("a reference that is not a JSON pointer into the document")
+    fragment = unquote(reference[1:])
+    if fragment and not fragment.startswith("/"):
+        raise NotCompiled("a reference to an anchor")
+    return _walk(document, fragment)
+
+
+def _walk(document: Any, pointer: str) -> Any:
+    node = document
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping) and token in node:
+            node = node[token]
+        elif (
+            isinstance(node, list)
+            and token.isascii()
+            and token.isdigit()
+            and (token == "0" or token[0] != "0")
+            and int(token) < len(node)
+        ):
+            node = node[int(token)]
+        else:
+            raise NotCompiled("a pointer that does not resolve")
+    return node
+
+
+def _refused_document(document: Any) -> bool:
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            if not {"$id", "$dynamicRef", "$recursiveRef", "$dynamicAnchor"}.isdisjoint(
+                node
+            ):
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
