@@ -68,9 +68,9 @@ class _Function:
         lines += ["    " + line for line in self.body]
         return [*lines, "    return problems"]
 
-    def constant(self, expr: str) -> str:
+    def constant(self, expr: str, kind: str = "object") -> str:
         name = f"{self.name.upper()}_{len(self.constants)}"
-        self.constants.append(f"{name} = {expr}")
+        self.constants.append(f"{name}: {kind} = {expr}")
         return name
 
     def call(self, sub: Any) -> str:
@@ -92,7 +92,9 @@ class _Function:
         body.append("kind = _checks.json_type(value)")
         self._type(schema)
         if "enum" in schema:
-            values = self.constant(f"_checks.keys({py_literal(schema['enum'])})")
+            values = self.constant(
+                f"_checks.keys({py_literal(schema['enum'])})", "frozenset[object]"
+            )
             message = f"must be one of {_show(list(schema['enum']), 300)}"
             body += [
                 f"if _checks.key(value) not in {values}:",
@@ -178,7 +180,9 @@ class _Function:
             ]
         pattern = schema.get("pattern")
         if isinstance(pattern, str):
-            matcher = self.constant(f"_checks.pattern({py_literal(pattern)})")
+            matcher = self.constant(
+                f"_checks.pattern({py_literal(pattern)})", "_checks.Matcher"
+            )
             message = f"must match pattern {pattern!r}"
             body += [
                 f"if not {matcher}.search(value):",
@@ -306,7 +310,9 @@ class _Function:
         if isinstance(patterns, Mapping):
             body.append("matched: set[str] = set()")
             for pattern, sub in patterns.items():
-                matcher = self.constant(f"_checks.pattern({py_literal(pattern)})")
+                matcher = self.constant(
+                f"_checks.pattern({py_literal(pattern)})", "_checks.Matcher"
+            )
                 body += [
                     "for name in value:",
                     f"    if {matcher}.search(name):",
@@ -317,7 +323,9 @@ class _Function:
                 ]
         if "additionalProperties" in schema:
             sub = schema["additionalProperties"]
-            names = self.constant(f"frozenset({py_literal(list(properties))})")
+            names = self.constant(
+                f"frozenset({py_literal(list(properties))})", "frozenset[str]"
+            )
             matched = " and name not in matched" if isinstance(patterns, Mapping) else ""
             if sub is not True:
                 body.append(

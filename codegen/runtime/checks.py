@@ -16,8 +16,9 @@ from .validation.data import _check_data, _has_type, _json_type, _key
 from .validation.formats import _valid_date, _valid_date_time
 from .validation.numbers import _aligned, _is_multiple
 from .validation.objects import _Objects
-from .validation.patterns import Matcher, compile_pattern
-from .validation.problems import Problem
+from .validation.patterns import Matcher as Matcher
+from .validation.patterns import compile_pattern
+from .validation.problems import Problem as Problem
 
 Path = tuple[str | int, ...]
 Problems = list[Problem]
