@@ -239,8 +239,8 @@ def _render_module(
     runtime_modules = [
         name
         for name, used in (
-            ("dispatch", bool(module.tools)),
             ("checks", bool(checks.functions)),
+            ("dispatch", bool(module.tools)),
             ("models", bool(module.models)),
             ("paths", bool(module.resources)),
             ("sql", any(t.sql is not None for t in module.tools)),
