@@ -248,3 +248,33 @@ def test_count_of_compiled_checks(fixture: str, request: pytest.FixtureRequest) 
     compiled, interpreted = _count(out)
     print(f"{fixture}: {compiled} compiled, {interpreted} interpreted")
     assert (compiled, interpreted) == EXPECTED[fixture]
+
+
+def test_dispatch_checks_arguments_by_the_compiled_check(
+    examples_package: tuple[Path, ModuleType], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`search_web`'s arguments model is not native: dispatch checks them by its compiled check, with the
+    interpreter's messages and paths (the interpreter is not called)."""
+    _, package = examples_package
+    dispatch = importlib.import_module(f"{package.__name__}._runtime.dispatch")
+    arguments = {"query": "", "num_results": 0, "filters": [{"from": 1, "values": [None]}]}
+    expected = [
+        ("query", "must be at least 1 character long"),
+        ("num_results", "must be > 0"),
+        ("filters[0]", "'field' is a required property"),
+        ("filters[0].from", "expected string, got integer"),
+        ("filters[0].values[0]", "expected string, number or boolean, got null"),
+    ]
+
+    def interpreter(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the interpreter was called")
+
+    monkeypatch.setattr(dispatch, "validate", interpreter)
+
+    class Shop:
+        def search_web(self, **kwargs: Any) -> Any:
+            return []
+
+    result = package.dispatch("search_web", arguments, Shop())
+    assert result.error is not None
+    assert [(p.path, p.message) for p in result.error.problems] == expected
