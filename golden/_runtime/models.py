@@ -810,6 +810,21 @@ def native_instance(cls: type[ModelT], data: Any) -> ModelT | None:
         return None
 
 
+def schema_problems(cls: type[Any], data: Any, schema: Any) -> list[Problem]:
+    """The problems of `data` against `schema`, the whole document of the model `cls`: by the model's compiled
+    check when it has one and `data` is plain JSON data (the form the check is compiled for), else by the
+    interpreter."""
+    compiled: Check | None = cls.__dict__.get("__json_schema_check__")
+    if (
+        compiled is not None
+        and cls.__dict__.get("__json_schema_document__") is schema
+        and cls.__dict__.get("__json_schema_pointer__") == ""
+        and _is_json_data(data, 0)
+    ):
+        return run_check(compiled, data)
+    return validate(data, schema)
+
+
 def checked_instance(cls: type[ModelT], data: Any) -> ModelT:
     """The model of `data`, which the interpreter has just accepted against the model's schema: typed, not
     checked again."""
