@@ -23,7 +23,7 @@ from codegen.formatting import layout_module
 from codegen.passes.compiled_checks import ModuleChecks
 from codegen.runtime import checks as runtime_checks
 from codegen.runtime.validation import validate
-from conftest import generate_package
+from conftest import generate_package, shared
 
 # Names an attacker would choose: quotes, newlines, code, escapes, pointer syntax, non-ASCII.
 HOSTILE = [
@@ -125,6 +125,8 @@ def _compile(document: Any, pointer: str = "") -> tuple[Any, str]:
     source = layout_module(text, {})
     namespace: dict[str, Any] = {}
     exec(compile(source, "<compiled checks>", "exec"), namespace)
+    if name.startswith("_checks."):  # a boolean schema: the runtime's own check
+        return getattr(runtime_checks, name.partition(".")[2]), source
     return namespace[name], source
 
 
@@ -159,6 +161,23 @@ def test_spec_text_only_ever_becomes_a_literal(key: str, value: Any) -> None:
             assert node.id in OWN_NAMES or re.fullmatch(r"_(check|CHECK)_\d+(_\d+)?", node.id)
         elif isinstance(node, ast.Attribute):
             assert node.attr in [*dir(runtime_checks), "search", "append", "add", "message"], node.attr
+
+
+@pytest.mark.parametrize("dialect", ["draft2019-09", "draft2020-12"])
+def test_compiled_checks_agree_with_the_interpreter_on_the_official_suite(dialect: str) -> None:
+    """Every schema of the suite that compiles, on every instance of its tests: the same problems."""
+    compiled = 0
+    for path in sorted(shared("conformance", "json-schema-test-suite", dialect).glob("*.json")):
+        for group in json.loads(path.read_text(encoding="utf-8")):
+            checks = ModuleChecks()
+            if checks.entry(group["schema"], "") is None:
+                continue
+            check, _ = _compile(group["schema"])
+            compiled += 1
+            for test in group["tests"]:
+                expected = validate(test["data"], group["schema"])
+                assert runtime_checks.run(check, test["data"]) == expected, (path.name, test)
+    assert compiled > 200
 
 
 def test_what_stays_interpreted() -> None:
@@ -278,3 +297,40 @@ def test_dispatch_checks_arguments_by_the_compiled_check(
     result = package.dispatch("search_web", arguments, Shop())
     assert result.error is not None
     assert [(p.path, p.message) for p in result.error.problems] == expected
+
+
+LONG = "k" * 120
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {
+            "properties": {LONG: {"not": {"const": "v" * 100}}, "b": {"enum": list(range(40))}},
+            "required": [LONG, "r" * 90],
+            "dependentRequired": {"d" * 90: ["e" * 90]},
+            "dependentSchemas": {LONG: {"minProperties": 2}},
+            "patternProperties": {"^x" + "y" * 90: {"maxLength": 3}},
+            "additionalProperties": {"type": ["string", "number", "boolean", "null"]},
+            "propertyNames": {"pattern": "^[a-z]" + "z" * 80},
+        },
+        {
+            "type": "array",
+            "prefixItems": [{"type": "string"}, {"multipleOf": 0.1}],
+            "items": False,
+            "contains": {"oneOf": [{"type": "string"}] * 12},
+            "minContains": 2,
+            "maxContains": 3,
+            "uniqueItems": True,
+            "minItems": 1,
+        },
+        {"if": {"const": LONG}, "then": {"anyOf": [{"minimum": 10**30}, {"exclusiveMaximum": -0.5}]}},
+    ],
+)
+def test_compiled_checks_are_laid_out_as_black_lays_them_out(schema: Any) -> None:
+    import black
+
+    _, source = _compile(schema)
+    formatted = black.format_str(source, mode=black.Mode())
+    # (after the test's own imports, where black's blank lines differ from a generated module's)
+    assert formatted.partition("_checks\n")[2].lstrip("\n") == source.partition("_checks\n")[2].lstrip("\n")

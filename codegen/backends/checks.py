@@ -73,6 +73,12 @@ class _Function:
         self.constants.append(f"{name}: {kind} = {expr}")
         return name
 
+    def key(self, name: str) -> str:
+        """A property name in code: its literal, or a constant holding it when long (a statement then stays
+        short enough for the layout port, which splits brackets, never operators)."""
+        literal = py_literal(name)
+        return literal if len(literal) <= 24 else self.constant(literal, "str")
+
     def call(self, sub: Any) -> str:
         if sub is True or sub is False:
             return "_checks.accept" if sub else "_checks.reject"
@@ -80,6 +86,10 @@ class _Function:
 
     def problem(self, message: str, keyword: str, at: str = "path") -> str:
         return f"problems.append(_checks.Problem({at}, {message}, {py_literal(keyword)}))"
+
+    def counted(self, text: str, count: str, keyword: str) -> str:
+        arguments = f"{py_literal(text)}, {count}, {py_literal(keyword)}, path"
+        return f"problems.append(_checks.counted({arguments}))"
 
     def early(self, body: list[str]) -> None:
         body += [_EARLY, "    return problems"]
@@ -141,8 +151,7 @@ class _Function:
             test = f"_checks.any_type(value, kind, {py_literal(names)})"
         self.body += [
             f"if not {test}:",
-            "    "
-            + self.problem(f"{py_literal(f'expected {wanted}, got ')} + kind", "type"),
+            f"    problems.append(_checks.mistyped({py_literal(wanted)}, kind, path))",
         ]
 
     def _number(self, schema: Mapping[str, Any], body: list[str]) -> None:
@@ -256,17 +265,13 @@ class _Function:
             keyword = "minContains" if least != 1 else "contains"
             body += [
                 f"if hits < {least}:",
-                "    "
-                + self.problem(f'{py_literal(text)} + str(hits) + ")"', keyword),
+                "    " + self.counted(text, "hits", keyword),
             ]
             if most is not None:
                 text = f"must contain at most {_plural(most, 'item')} matching the 'contains' schema (found "
                 body += [
                     f"elif hits > {most}:",
-                    "    "
-                    + self.problem(
-                        f'{py_literal(text)} + str(hits) + ")"', "maxContains"
-                    ),
+                    "    " + self.counted(text, "hits", "maxContains"),
                 ]
         for keyword, relation, word in (
             ("minItems", "<", "least"),
@@ -277,8 +282,7 @@ class _Function:
                 text = f"must have at {word} {_plural(bound, 'item')} (has "
                 body += [
                     f"if count {relation} {bound}:",
-                    "    "
-                    + self.problem(f'{py_literal(text)} + str(count) + ")"', keyword),
+                    "    " + self.counted(text, "count", keyword),
                 ]
         if schema.get("uniqueItems") is True:
             body.append("problems += _checks.unique(value, path)")
@@ -288,7 +292,7 @@ class _Function:
             if isinstance(name, str):
                 message = f"{name!r} is a required property"
                 body += [
-                    f"if {py_literal(name)} not in value:",
+                    f"if {self.key(name)} not in value:",
                     "    " + self.problem(py_literal(message), "required"),
                     "    if ff:",
                     "        return problems",
@@ -299,7 +303,7 @@ class _Function:
         for name, sub in properties.items():
             if sub is True:
                 continue
-            key = py_literal(name)
+            key = self.key(name)
             body += [
                 f"if {key} in value:",
                 f"    problems += {self.call(sub)}(value[{key}], path + ({key},), ff)",
@@ -326,11 +330,9 @@ class _Function:
             names = self.constant(
                 f"frozenset({py_literal(list(properties))})", "frozenset[str]"
             )
-            matched = " and name not in matched" if isinstance(patterns, Mapping) else ""
+            matched = "matched" if isinstance(patterns, Mapping) else "None"
             if sub is not True:
-                body.append(
-                    f"extra = [name for name in value if name not in {names}{matched}]"
-                )
+                body.append(f"extra = _checks.extra(value, {names}, {matched})")
             if sub is False:
                 shown = py_literal(list(patterns)) if isinstance(patterns, Mapping) else "None"
                 listed = py_literal(list(properties))
@@ -355,11 +357,11 @@ class _Function:
                 "            return problems",
             ]
         for name, needed in schema.get("dependentRequired", {}).items():
-            body.append(f"if {py_literal(name)} in value:")
+            body.append(f"if {self.key(name)} in value:")
             for other in needed:
                 message = f"{other!r} is a required property when {name!r} is present"
                 body += [
-                    f"    if {py_literal(other)} not in value:",
+                    f"    if {self.key(other)} not in value:",
                     "        " + self.problem(py_literal(message), "dependentRequired"),
                 ]
             if not needed:
@@ -367,7 +369,7 @@ class _Function:
         dependent = schema.get("dependentSchemas")
         for name, sub in (dependent or {}).items():
             body += [
-                f"if {py_literal(name)} in value:",
+                f"if {self.key(name)} in value:",
                 f"    problems += {self.call(sub)}(value, path, ff)",
                 "    " + _EARLY,
                 "        return problems",
@@ -381,10 +383,7 @@ class _Function:
                 text = f"must have at {word} {_plural(bound, 'property')} (has "
                 body += [
                     f"if len(value) {relation} {bound}:",
-                    "    "
-                    + self.problem(
-                        f'{py_literal(text)} + str(len(value)) + ")"', keyword
-                    ),
+                    "    " + self.counted(text, "len(value)", keyword),
                 ]
 
     def _combinators(self, schema: Mapping[str, Any], body: list[str]) -> None:

@@ -239,7 +239,7 @@ def _render_module(
     runtime_modules = [
         name
         for name, used in (
-            ("checks", bool(checks.functions)),
+            ("checks", checks.compiled > 0),
             ("dispatch", bool(module.tools)),
             ("models", bool(module.models)),
             ("paths", bool(module.resources)),
