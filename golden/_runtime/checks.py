@@ -66,6 +66,15 @@ def below(value: Any, limit: Any) -> bool:
     return bool(number < bound)
 
 
+def mistyped(wanted: str, kind: str, path: Path) -> Problem:
+    return Problem(path, f"expected {wanted}, got {kind}", "type")
+
+
+def counted(text: str, count: int, keyword: str, path: Path) -> Problem:
+    """A problem of a count: `text` (ending "(has " or "(found ") with the count found."""
+    return Problem(path, f"{text}{count})", keyword)
+
+
 def accept(value: Any, path: Path, ff: bool) -> list[Problem]:
     """The check of the schema `true`."""
     return []
@@ -74,6 +83,17 @@ def accept(value: Any, path: Path, ff: bool) -> list[Problem]:
 def reject(value: Any, path: Path, ff: bool) -> list[Problem]:
     """The check of the schema `false`."""
     return [Problem(path, "no value is allowed here", "false")]
+
+
+def extra(
+    value: dict[str, Any], properties: frozenset[str], matched: set[str] | None
+) -> list[str]:
+    """The names neither `properties` nor (the names `patternProperties` matched) `matched` has."""
+    return [
+        name
+        for name in value
+        if name not in properties and (matched is None or name not in matched)
+    ]
 
 
 def unique(items: list[Any], path: Path) -> list[Problem]:

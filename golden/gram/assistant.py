@@ -72,7 +72,7 @@ def _check_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "integer"):
-        problems.append(_checks.Problem(path, "expected integer, got " + kind, "type"))
+        problems.append(_checks.mistyped("integer", kind, path))
     if _checks.key(value) not in _CHECK_0_0:
         problems.append(_checks.Problem(path, "must be one of [15, 30, 60]", "enum"))
     if ff and problems:

@@ -67,7 +67,7 @@ def _check_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.Problem(path, "expected string, got " + kind, "type"))
+        problems.append(_checks.mistyped("string", kind, path))
     if ff and problems:
         return problems
     return problems
@@ -77,7 +77,7 @@ def _check_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.Problem(path, "expected string, got " + kind, "type"))
+        problems.append(_checks.mistyped("string", kind, path))
     if ff and problems:
         return problems
     return problems
@@ -87,11 +87,7 @@ def _check_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.any_type(value, kind, ["string", "number", "boolean"]):
-        problems.append(
-            _checks.Problem(
-                path, "expected string, number or boolean, got " + kind, "type"
-            )
-        )
+        problems.append(_checks.mistyped("string, number or boolean", kind, path))
     if ff and problems:
         return problems
     return problems
@@ -101,7 +97,7 @@ def _check_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "array"):
-        problems.append(_checks.Problem(path, "expected array, got " + kind, "type"))
+        problems.append(_checks.mistyped("array", kind, path))
     if ff and problems:
         return problems
     if kind in ("array",):
@@ -117,7 +113,7 @@ def _check_4(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "object"):
-        problems.append(_checks.Problem(path, "expected object, got " + kind, "type"))
+        problems.append(_checks.mistyped("object", kind, path))
     if ff and problems:
         return problems
     if kind in ("object",):
@@ -146,7 +142,7 @@ def _check_5(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.Problem(path, "expected string, got " + kind, "type"))
+        problems.append(_checks.mistyped("string", kind, path))
     if ff and problems:
         return problems
     if kind in ("string",):
@@ -161,7 +157,7 @@ def _check_6(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "integer"):
-        problems.append(_checks.Problem(path, "expected integer, got " + kind, "type"))
+        problems.append(_checks.mistyped("integer", kind, path))
     if ff and problems:
         return problems
     if kind in ("integer", "number"):
@@ -174,7 +170,7 @@ def _check_7(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "array"):
-        problems.append(_checks.Problem(path, "expected array, got " + kind, "type"))
+        problems.append(_checks.mistyped("array", kind, path))
     if ff and problems:
         return problems
     if kind in ("array",):
@@ -190,7 +186,7 @@ def _check_8(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.Problem(path, "expected string, got " + kind, "type"))
+        problems.append(_checks.mistyped("string", kind, path))
     if ff and problems:
         return problems
     return problems
@@ -203,11 +199,11 @@ def _check_9(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "object"):
-        problems.append(_checks.Problem(path, "expected object, got " + kind, "type"))
+        problems.append(_checks.mistyped("object", kind, path))
     if ff and problems:
         return problems
     if kind in ("object",):
-        extra = [name for name in value if name not in _CHECK_9_0]
+        extra = _checks.extra(value, _CHECK_9_0, None)
         for name in extra:
             problems += _check_8(value[name], path + (name,), ff)
             if ff and problems:
@@ -219,7 +215,7 @@ def _check_10(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "object"):
-        problems.append(_checks.Problem(path, "expected object, got " + kind, "type"))
+        problems.append(_checks.mistyped("object", kind, path))
     if ff and problems:
         return problems
     if kind in ("object",):

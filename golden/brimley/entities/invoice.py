@@ -43,7 +43,7 @@ def _check_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "number"):
-        problems.append(_checks.Problem(path, "expected number, got " + kind, "type"))
+        problems.append(_checks.mistyped("number", kind, path))
     if ff and problems:
         return problems
     if kind in ("integer", "number"):
