@@ -59,7 +59,8 @@ TYPES = ["null", "boolean", "integer", "number", "string", "array", "object"]
 LEAF_KEYWORDS = st.fixed_dictionaries(
     {},
     optional={
-        "type": st.sampled_from(TYPES) | st.lists(st.sampled_from(TYPES), min_size=1, max_size=3),
+        "type": st.sampled_from(TYPES)
+        | st.lists(st.sampled_from(TYPES), min_size=1, max_size=3),
         "enum": st.lists(JSON_SCALARS, min_size=1, max_size=3),
         "const": JSON_SCALARS,
         "minimum": st.integers(-3, 3),
@@ -75,7 +76,9 @@ LEAF_KEYWORDS = st.fixed_dictionaries(
         "required": st.lists(KEYS, max_size=2),
         "minProperties": st.integers(0, 2),
         "maxProperties": st.integers(0, 3),
-        "dependentRequired": st.dictionaries(KEYS, st.lists(KEYS, max_size=2), max_size=2),
+        "dependentRequired": st.dictionaries(
+            KEYS, st.lists(KEYS, max_size=2), max_size=2
+        ),
     },
 )
 
@@ -107,13 +110,36 @@ def _applicators(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 SCHEMAS = st.recursive(
     st.booleans() | LEAF_KEYWORDS,
-    lambda inner: st.builds(lambda a, b: {**a, **b}, LEAF_KEYWORDS, _applicators(inner)),
+    lambda inner: st.builds(
+        lambda a, b: {**a, **b}, LEAF_KEYWORDS, _applicators(inner)
+    ),
     max_leaves=6,
 )
 
 
-OWN_NAMES = {"value", "path", "ff", "problems", "kind", "count", "index", "name", "extra", "matched", "hits",
-             "found", "Any", "_checks", "frozenset", "len", "range", "str", "set", "object", "bool"}
+OWN_NAMES = {
+    "value",
+    "path",
+    "ff",
+    "problems",
+    "kind",
+    "count",
+    "index",
+    "name",
+    "extra",
+    "matched",
+    "hits",
+    "found",
+    "Any",
+    "_checks",
+    "frozenset",
+    "len",
+    "range",
+    "str",
+    "set",
+    "object",
+    "bool",
+}
 
 
 def _compile(document: Any, pointer: str = "") -> tuple[Any, str]:
@@ -121,7 +147,15 @@ def _compile(document: Any, pointer: str = "") -> tuple[Any, str]:
     checks = ModuleChecks()
     name = checks.entry(document, pointer)
     assert name is not None, "expected the schema to compile"
-    text = "\n".join(["from typing import Any", "", "from codegen.runtime import checks as _checks", *render_checks(checks.functions), ""])
+    text = "\n".join(
+        [
+            "from typing import Any",
+            "",
+            "from codegen.runtime import checks as _checks",
+            *render_checks(checks.functions),
+            "",
+        ]
+    )
     source = layout_module(text, {})
     namespace: dict[str, Any] = {}
     exec(compile(source, "<compiled checks>", "exec"), namespace)
@@ -158,16 +192,28 @@ def test_spec_text_only_ever_becomes_a_literal(key: str, value: Any) -> None:
     # Every name in the code is the generator's own: spec text is only ever inside a string literal.
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Name):
-            assert node.id in OWN_NAMES or re.fullmatch(r"_(check|CHECK)_\d+(_\d+)?", node.id)
+            assert node.id in OWN_NAMES or re.fullmatch(
+                r"_(check|CHECK)_\d+(_\d+)?", node.id
+            )
         elif isinstance(node, ast.Attribute):
-            assert node.attr in [*dir(runtime_checks), "search", "append", "add", "message"], node.attr
+            assert node.attr in [
+                *dir(runtime_checks),
+                "search",
+                "append",
+                "add",
+                "message",
+            ], node.attr
 
 
 @pytest.mark.parametrize("dialect", ["draft2019-09", "draft2020-12"])
-def test_compiled_checks_agree_with_the_interpreter_on_the_official_suite(dialect: str) -> None:
+def test_compiled_checks_agree_with_the_interpreter_on_the_official_suite(
+    dialect: str,
+) -> None:
     """Every schema of the suite that compiles, on every instance of its tests: the same problems."""
     compiled = 0
-    for path in sorted(shared("conformance", "json-schema-test-suite", dialect).glob("*.json")):
+    for path in sorted(
+        shared("conformance", "json-schema-test-suite", dialect).glob("*.json")
+    ):
         for group in json.loads(path.read_text(encoding="utf-8")):
             checks = ModuleChecks()
             if checks.entry(group["schema"], "") is None:
@@ -176,7 +222,10 @@ def test_compiled_checks_agree_with_the_interpreter_on_the_official_suite(dialec
             compiled += 1
             for test in group["tests"]:
                 expected = validate(test["data"], group["schema"])
-                assert runtime_checks.run(check, test["data"]) == expected, (path.name, test)
+                assert runtime_checks.run(check, test["data"]) == expected, (
+                    path.name,
+                    test,
+                )
     assert compiled > 200
 
 
@@ -186,8 +235,13 @@ def test_what_stays_interpreted() -> None:
     assert checks.entry(recursive, "") is None
     assert checks.entry({"unevaluatedProperties": False}, "") is None
     assert checks.entry({"$id": "urn:x", "type": "string"}, "") is None
-    assert checks.entry({"$defs": {"a": {"$dynamicAnchor": "a"}}, "$dynamicRef": "#a"}, "") is None
-    assert checks.entry({"pattern": "(?<=a)b"}, "") is None  # refused by the linear-time engine
+    assert (
+        checks.entry({"$defs": {"a": {"$dynamicAnchor": "a"}}, "$dynamicRef": "#a"}, "")
+        is None
+    )
+    assert (
+        checks.entry({"pattern": "(?<=a)b"}, "") is None
+    )  # refused by the linear-time engine
     assert checks.entry({"oneOf": [{"type": "string"}, {"not": {}}]}, "") is not None
     assert (checks.compiled, checks.interpreted) == (1, 5)
     assert len(checks.functions) == 4  # nothing is left behind by the refused ones
@@ -196,7 +250,9 @@ def test_what_stays_interpreted() -> None:
 # -- end to end: a generated package with hostile names --
 
 
-def test_a_generated_module_with_hostile_names_imports_and_checks(tmp_path: Path) -> None:
+def test_a_generated_module_with_hostile_names_imports_and_checks(
+    tmp_path: Path,
+) -> None:
     names = [n for n in HOSTILE if n]
     schema = {
         "title": "Hostile",
@@ -225,7 +281,9 @@ def test_a_generated_module_with_hostile_names_imports_and_checks(tmp_path: Path
             {names[3]: names[3], names[4]: 3, "x": "nope"},
             {"y" * 41: 1},
         ):
-            expected = validate(instance, document, pointer=model.__json_schema_pointer__)
+            expected = validate(
+                instance, document, pointer=model.__json_schema_pointer__
+            )
             if expected:
                 with pytest.raises(Exception) as raised:
                     model.model_validate(instance)
@@ -250,7 +308,10 @@ def _count(out: Path) -> tuple[int, int]:
         checked = len(re.findall(r"__json_schema_check__ = _check_\d+", text))
         compiled += checked
         interpreted += len(classes) - checked
-        fields = re.findall(r"_models\.Checked\(\s*\w+,\s*(?:\"[^\"]*\"|'[^']*')(?:,\s*(_check_\d+))?,?\s*\)", text)
+        fields = re.findall(
+            r"_models\.Checked\(\s*\w+,\s*(?:\"[^\"]*\"|'[^']*')(?:,\s*(_check_\d+))?,?\s*\)",
+            text,
+        )
         compiled += sum(1 for name in fields if name)
         interpreted += sum(1 for name in fields if not name)
     return compiled, interpreted
@@ -276,7 +337,11 @@ def test_dispatch_checks_arguments_by_the_compiled_check(
     interpreter's messages and paths (the interpreter is not called)."""
     _, package = examples_package
     dispatch = importlib.import_module(f"{package.__name__}._runtime.dispatch")
-    arguments = {"query": "", "num_results": 0, "filters": [{"from": 1, "values": [None]}]}
+    arguments = {
+        "query": "",
+        "num_results": 0,
+        "filters": [{"from": 1, "values": [None]}],
+    }
     expected = [
         ("query", "must be at least 1 character long"),
         ("num_results", "must be > 0"),
@@ -306,7 +371,10 @@ LONG = "k" * 120
     "schema",
     [
         {
-            "properties": {LONG: {"not": {"const": "v" * 100}}, "b": {"enum": list(range(40))}},
+            "properties": {
+                LONG: {"not": {"const": "v" * 100}},
+                "b": {"enum": list(range(40))},
+            },
             "required": [LONG, "r" * 90],
             "dependentRequired": {"d" * 90: ["e" * 90]},
             "dependentSchemas": {LONG: {"minProperties": 2}},
@@ -324,7 +392,10 @@ LONG = "k" * 120
             "uniqueItems": True,
             "minItems": 1,
         },
-        {"if": {"const": LONG}, "then": {"anyOf": [{"minimum": 10**30}, {"exclusiveMaximum": -0.5}]}},
+        {
+            "if": {"const": LONG},
+            "then": {"anyOf": [{"minimum": 10**30}, {"exclusiveMaximum": -0.5}]},
+        },
     ],
 )
 def test_compiled_checks_are_laid_out_as_black_lays_them_out(schema: Any) -> None:
@@ -333,4 +404,6 @@ def test_compiled_checks_are_laid_out_as_black_lays_them_out(schema: Any) -> Non
     _, source = _compile(schema)
     formatted = black.format_str(source, mode=black.Mode())
     # (after the test's own imports, where black's blank lines differ from a generated module's)
-    assert formatted.partition("_checks\n")[2].lstrip("\n") == source.partition("_checks\n")[2].lstrip("\n")
+    assert formatted.partition("_checks\n")[2].lstrip("\n") == source.partition(
+        "_checks\n"
+    )[2].lstrip("\n")

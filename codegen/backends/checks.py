@@ -13,23 +13,15 @@ from typing import Any
 from ..literals import py_literal
 from ..passes.compiled_checks import CheckFunction
 from ..runtime.validation.data import _show
+from ..runtime.validation.evaluator import (
+    _ARRAY_KEYWORDS,
+    _NUMBER_KEYWORDS,
+    _OBJECT_KEYWORDS,
+    _STRING_KEYWORDS,
+)
 from ..runtime.validation.numbers import _as_count, _is_number
 from ..runtime.validation.problems import _plural
 
-_NUMBER = ("multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum")
-_STRING = ("maxLength", "minLength", "pattern", "format")
-_ARRAY = ("prefixItems", "items", "contains", "maxItems", "minItems", "uniqueItems")
-_OBJECT = (
-    "required",
-    "properties",
-    "patternProperties",
-    "additionalProperties",
-    "propertyNames",
-    "dependentRequired",
-    "dependentSchemas",
-    "maxProperties",
-    "minProperties",
-)
 _BOUNDS = (
     ("minimum", ">=", "at_least"),
     ("exclusiveMinimum", ">", "above"),
@@ -58,7 +50,9 @@ class _Function:
 
     def lines(self) -> list[str]:
         schema = self.schema
-        if schema:  # the empty schema accepts everything, as the interpreter says before anything else
+        if (
+            schema
+        ):  # the empty schema accepts everything, as the interpreter says before anything else
             self._in_place(schema)
         head = f"def {self.name}(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:"
         lines = ["", "", *self.constants, *(["", ""] if self.constants else []), head]
@@ -85,7 +79,9 @@ class _Function:
         return self.calls[id(sub)]
 
     def problem(self, message: str, keyword: str, at: str = "path") -> str:
-        return f"problems.append(_checks.Problem({at}, {message}, {py_literal(keyword)}))"
+        return (
+            f"problems.append(_checks.Problem({at}, {message}, {py_literal(keyword)}))"
+        )
 
     def counted(self, text: str, count: str, keyword: str) -> str:
         arguments = f"{py_literal(text)}, {count}, {py_literal(keyword)}, path"
@@ -120,12 +116,12 @@ class _Function:
         if {"type", "enum", "const"} & set(schema):
             self.early(body)
         for kinds, keywords, family in (
-            ('("integer", "number")', _NUMBER, self._number),
-            ('("string",)', _STRING, self._string),
-            ('("array",)', _ARRAY, self._array),
-            ('("object",)', _OBJECT, self._object),
+            ('("integer", "number")', _NUMBER_KEYWORDS, self._number),
+            ('("string",)', _STRING_KEYWORDS, self._string),
+            ('("array",)', _ARRAY_KEYWORDS, self._array),
+            ('("object",)', _OBJECT_KEYWORDS, self._object),
         ):
-            if set(keywords) & set(schema):
+            if not keywords.isdisjoint(schema):
                 lines: list[str] = []
                 family(schema, lines)
                 if lines:
@@ -315,8 +311,8 @@ class _Function:
             body.append("matched: set[str] = set()")
             for pattern, sub in patterns.items():
                 matcher = self.constant(
-                f"_checks.pattern({py_literal(pattern)})", "_checks.Matcher"
-            )
+                    f"_checks.pattern({py_literal(pattern)})", "_checks.Matcher"
+                )
                 body += [
                     "for name in value:",
                     f"    if {matcher}.search(name):",
@@ -334,7 +330,11 @@ class _Function:
             if sub is not True:
                 body.append(f"extra = _checks.extra(value, {names}, {matched})")
             if sub is False:
-                shown = py_literal(list(patterns)) if isinstance(patterns, Mapping) else "None"
+                shown = (
+                    py_literal(list(patterns))
+                    if isinstance(patterns, Mapping)
+                    else "None"
+                )
                 listed = py_literal(list(properties))
                 body += [
                     "if extra:",

@@ -19,50 +19,7 @@ from urllib.parse import unquote
 from ..runtime.validation.numbers import _as_count, _is_number, _too_long
 from ..runtime.validation.patterns import _pattern
 
-# The keywords the interpreter reads and a compiled check handles (`then`/`else`: beside `if`;
-# `minContains`/`maxContains`: beside `contains`).
-HANDLED = frozenset(
-    {
-        "$ref",
-        "type",
-        "enum",
-        "const",
-        "multipleOf",
-        "maximum",
-        "exclusiveMaximum",
-        "minimum",
-        "exclusiveMinimum",
-        "maxLength",
-        "minLength",
-        "pattern",
-        "format",
-        "prefixItems",
-        "items",
-        "contains",
-        "minContains",
-        "maxContains",
-        "maxItems",
-        "minItems",
-        "uniqueItems",
-        "required",
-        "properties",
-        "patternProperties",
-        "additionalProperties",
-        "propertyNames",
-        "dependentRequired",
-        "dependentSchemas",
-        "maxProperties",
-        "minProperties",
-        "allOf",
-        "anyOf",
-        "oneOf",
-        "not",
-        "if",
-        "then",
-        "else",
-    }
-)
-# Read by the interpreter, left to it.
+# Read by the interpreter and left to it; every other keyword it reads is compiled (`backends/checks.py`).
 INTERPRETED = frozenset(
     {"$id", "$dynamicRef", "$recursiveRef", "unevaluatedItems", "unevaluatedProperties"}
 )
@@ -79,7 +36,8 @@ class NotCompiled(Exception):
 @dataclass(frozen=True)
 class CheckFunction:
     """One compiled check: `schema` (an object schema of the document), checked by the function `name`;
-    `calls` names the check of each subschema it applies, by the subschema's `id` (a `$ref`: its target's)."""
+    `calls` names the check of each subschema it applies, by the subschema's `id` (a `$ref`: its target's).
+    """
 
     name: str
     schema: Mapping[str, Any]
@@ -106,7 +64,9 @@ class ModuleChecks:
             node = _walk(document, pointer)
             name = _Compiler(self, document).schema(node, 0, set())
         except NotCompiled:
-            for function in self.functions[count:]:  # what it reached compiled: unused now
+            for function in self.functions[
+                count:
+            ]:  # what it reached compiled: unused now
                 del self._names[id(function.schema)]
             del self.functions[count:]
             self.interpreted += 1
