@@ -104,6 +104,7 @@ def _applicators(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
             "then": inner,
             "else": inner,
             "dependentSchemas": st.dictionaries(KEYS, inner, max_size=2),
+            "$ref": st.just("#/$defs/it"),
         },
     )
 
@@ -170,6 +171,11 @@ def test_compiled_checks_report_what_the_interpreter_reports(
     schema: Any, instances: list[Any]
 ) -> None:
     document = {"$defs": {"it": schema}, "$ref": "#/$defs/it"}
+    if (
+        ModuleChecks().entry(document, "") is None
+    ):  # a reference that loops: the interpreter's
+        assert "loops" in validate(instances[0], document)[0].message
+        return
     check, _ = _compile(document)
     for instance in instances:
         assert runtime_checks.run(check, instance) == validate(instance, document)
@@ -231,8 +237,10 @@ def test_compiled_checks_agree_with_the_interpreter_on_the_official_suite(
 
 def test_what_stays_interpreted() -> None:
     checks = ModuleChecks()
-    recursive = {"$defs": {"t": {"items": {"$ref": "#/$defs/t"}}}, "$ref": "#/$defs/t"}
-    assert checks.entry(recursive, "") is None
+    loop = {
+        "$defs": {"a": {"allOf": [{"$ref": "#/$defs/b"}]}, "b": {"$ref": "#/$defs/a"}}
+    }
+    assert checks.entry(loop, "/$defs/a") is None
     assert checks.entry({"unevaluatedProperties": False}, "") is None
     assert checks.entry({"$id": "urn:x", "type": "string"}, "") is None
     assert (
@@ -245,6 +253,38 @@ def test_what_stays_interpreted() -> None:
     assert checks.entry({"oneOf": [{"type": "string"}, {"not": {}}]}, "") is not None
     assert (checks.compiled, checks.interpreted) == (1, 5)
     assert len(checks.functions) == 4  # nothing is left behind by the refused ones
+    assert [f.name for f in checks.functions] == [
+        "_check_1",
+        "_check_3",
+        "_check_2",
+        "_check_0",
+    ]
+
+
+def test_a_recursive_schema_compiles_to_a_recursive_check() -> None:
+    tree = {
+        "$defs": {
+            "node": {
+                "type": "object",
+                "properties": {
+                    "value": {"type": "integer"},
+                    "children": {"items": {"$ref": "#/$defs/node"}},
+                },
+                "required": ["value"],
+            }
+        },
+        "$ref": "#/$defs/node",
+    }
+    check, _ = _compile(tree)
+    deep: Any = {"value": 1}
+    for depth in range(70):
+        deep = {"value": depth, "children": [deep, {"value": "x"}]}
+    for instance in (
+        {"value": 1, "children": [{"value": 2, "children": [{}]}]},
+        deep,
+        {"children": 1},
+    ):
+        assert runtime_checks.run(check, instance) == validate(instance, tree)
 
 
 # -- end to end: a generated package with hostile names --

@@ -5,7 +5,7 @@ A check compiles when every schema it reaches is one the generated code decides 
 does: the keywords it reads are all handled (`unevaluated*`, `$dynamicRef`, `$recursiveRef` and `$id` are not:
 they need annotations, the dynamic scope or base URIs at run time), each is well formed (a malformed one is a
 schema error the interpreter reports while validating), patterns compile, and `$ref`s are JSON pointers into the
-same document that never lead back to a schema being checked (a recursive schema stays interpreted). Anything
+same document (a recursive one too, unless it loops without consuming the instance). Anything
 else leaves the whole check to the interpreter, so the two never disagree.
 """
 
@@ -27,6 +27,17 @@ _MAX_DEPTH = 40
 _SINGLE = ("items", "contains", "additionalProperties", "propertyNames", "not")
 _LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _MAPS = ("properties", "patternProperties", "dependentSchemas")
+# Applied to a property's value or an item: a recursion through one of them ends with the instance.
+_DESCENDING = frozenset(
+    {
+        "items",
+        "contains",
+        "additionalProperties",
+        "prefixItems",
+        "properties",
+        "patternProperties",
+    }
+)
 
 
 class NotCompiled(Exception):
@@ -43,6 +54,9 @@ class CheckFunction:
     schema: Mapping[str, Any]
     calls: dict[int, str]
     ref: str | None = None  # the check of the schema `$ref` names
+    in_place: tuple[
+        str, ...
+    ] = ()  # the checks it applies to the same instance (not to a property or item)
 
 
 @dataclass
@@ -57,17 +71,17 @@ class ModuleChecks:
 
     def entry(self, document: Any, pointer: str) -> str | None:
         """The name of the check of the subschema at `pointer`, or None if the interpreter keeps it."""
-        count = len(self.functions)
+        count, named = len(self.functions), len(self._names)
         try:
             if self._refused.setdefault(id(document), _refused_document(document)):
                 raise NotCompiled("$id or a dynamic reference in the document")
             node = _walk(document, pointer)
-            name = _Compiler(self, document).schema(node, 0, set())
+            name = _Compiler(self, document).schema(node, 0)
+            _no_loop(self.functions[count:])
         except NotCompiled:
-            for function in self.functions[
-                count:
-            ]:  # what it reached compiled: unused now
-                del self._names[id(function.schema)]
+            # What it reached is not used now: forget it, numbers included.
+            for key in list(self._names)[named:]:
+                del self._names[key]
             del self.functions[count:]
             self.interpreted += 1
             return None
@@ -79,10 +93,10 @@ class _Compiler:
     def __init__(self, checks: ModuleChecks, document: Any) -> None:
         self.checks = checks
         self.document = document
-        self.new: list[CheckFunction] = []
 
-    def schema(self, node: Any, depth: int, active: set[int]) -> str:
-        """The check of a subschema, compiling it (and what it reaches) unless already compiled."""
+    def schema(self, node: Any, depth: int) -> str:
+        """The check of a subschema, compiling it (and what it reaches) unless already compiled or being
+        compiled (a recursive schema: the check calls itself)."""
         if node is True:
             return "_checks.accept"
         if node is False:
@@ -92,44 +106,76 @@ class _Compiler:
         known = self.checks._names.get(id(node))
         if known is not None:
             return known
-        if id(node) in active:
-            raise NotCompiled("a recursive schema")
         if depth > _MAX_DEPTH:
             raise NotCompiled("nested too deeply")
         if not INTERPRETED.isdisjoint(node):
             raise NotCompiled(f"{sorted(INTERPRETED & set(node))[0]}")
-        active = active | {id(node)}
+        name = f"_check_{len(self.checks._names)}"
+        self.checks._names[id(node)] = name
         calls: dict[int, str] = {}
+        in_place: list[str] = []
         ref = None
         if "$ref" in node:
-            ref = self.schema(_target(node["$ref"], self.document), depth + 1, active)
-        for sub in _subschemas(node):
-            calls[id(sub)] = self.schema(sub, depth + 1, active)
+            ref = self.schema(_target(node["$ref"], self.document), depth + 1)
+            in_place.append(ref)
+        for sub, descends in _subschemas(node):
+            calls[id(sub)] = self.schema(sub, depth + 1)
+            if not descends:
+                in_place.append(calls[id(sub)])
         _well_formed(node)
-        name = f"_check_{len(self.checks.functions)}"
-        function = CheckFunction(name, node, calls, ref)
+        function = CheckFunction(name, node, calls, ref, tuple(in_place))
         self.checks.functions.append(function)
-        self.checks._names[id(node)] = name
         return name
 
 
-def _subschemas(node: Mapping[str, Any]) -> list[Any]:
-    found: list[Any] = []
+def _no_loop(functions: list[CheckFunction]) -> None:
+    """Refuse checks that would call themselves on the same instance (a reference that loops without
+    consuming it: a schema error the interpreter reports). Checks compiled before cannot call these new
+    ones, so a loop lies among them."""
+    graph = {
+        f.name: [c for c in f.in_place if not c.startswith("_checks.")]
+        for f in functions
+    }
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+    for start in graph:
+        if start in state:
+            continue
+        stack = [(start, iter(graph[start]))]
+        state[start] = 1
+        while stack:
+            name, callees = stack[-1]
+            for callee in callees:
+                if state.get(callee) == 1:
+                    raise NotCompiled(
+                        "a reference that loops without consuming the instance"
+                    )
+                if callee in graph and callee not in state:
+                    state[callee] = 1
+                    stack.append((callee, iter(graph[callee])))
+                    break
+            else:
+                state[name] = 2
+                stack.pop()
+
+
+def _subschemas(node: Mapping[str, Any]) -> list[tuple[Any, bool]]:
+    """The subschemas `node` applies, each with whether it applies to a property or item (a descent)."""
+    found: list[tuple[Any, bool]] = []
     for keyword in _SINGLE:
         if keyword in node:
-            found.append(node[keyword])
+            found.append((node[keyword], keyword in _DESCENDING))
     if "if" in node:
-        found += [node[k] for k in ("if", "then", "else") if k in node]
+        found += [(node[k], False) for k in ("if", "then", "else") if k in node]
     for keyword in _LISTS:
         value = node.get(keyword)
         if isinstance(value, list):
-            found += value
+            found += [(sub, keyword in _DESCENDING) for sub in value]
         elif keyword in node:
             raise NotCompiled(f"{keyword} is not a list")
     for keyword in _MAPS:
         value = node.get(keyword)
         if isinstance(value, Mapping):
-            found += list(value.values())
+            found += [(sub, keyword in _DESCENDING) for sub in value.values()]
         elif keyword in node:
             raise NotCompiled(f"{keyword} is not an object")
     return found
