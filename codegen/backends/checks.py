@@ -34,7 +34,8 @@ _EARLY = "if ff and problems:"
 def render_checks(functions: list[CheckFunction]) -> list[str]:
     """The module-level lines of the functions: constants first, then one `def` each."""
     lines: list[str] = []
-    for function in functions:
+    # In the order of their numbers (a check is numbered before what it applies, and compiled after it).
+    for function in sorted(functions, key=lambda f: int(f.name.rpartition("_")[2])):
         lines += _Function(function).lines()
     return lines
 
