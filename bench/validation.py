@@ -29,7 +29,7 @@ from typing import Any, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from peers import _peer_input  # noqa: E402
+from peers import peer_input as _peer_input  # noqa: E402
 from run import make_specs  # noqa: E402
 
 ROUNDS = 5

@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ..passes.native import native_models
+from ..passes.compiled_checks import ModuleChecks
+from ..passes.native import NativeType, native_models
 from ..passes.naming import Scope
 from ..plan import FieldPlan, ModelPlan, ModulePlan, PackagePlan, PyType, ToolPlan
 from ..render import render
 from ..resources import runtime_source, runtime_subpackage
+from .checks import render_checks
 from .layout import signature
 from ..literals import LINE_LENGTH, black_literal, py_literal
 
@@ -25,6 +27,7 @@ from ..literals import LINE_LENGTH, black_literal, py_literal
 RUNTIME_FILES = (
     "__init__.py",
     "models.py",
+    "checks.py",
     "dispatch.py",
     *runtime_subpackage("validation"),
     "exports.py",
@@ -215,7 +218,10 @@ def _render_module(
             foreign[plan.model_modules[name]].add(name)
     runtime = _relative(module.dotted, "_runtime")
     constants = _Constants()
-    views = [_model_view(m, native) for m in module.models]
+    checks = ModuleChecks()
+    views = [_model_view(m, native, module, checks) for m in module.models]
+    if checks.functions:
+        needs.add("Any")
     fields = [fv for view in views for fv in view["fields"]]
     has_factories = any(fv.uses_factory for fv in fields)
     pydantic_names = [
@@ -233,6 +239,7 @@ def _render_module(
     runtime_modules = [
         name
         for name, used in (
+            ("checks", checks.compiled > 0),
             ("dispatch", bool(module.tools)),
             ("models", bool(module.models)),
             ("paths", bool(module.resources)),
@@ -256,12 +263,15 @@ def _render_module(
             for mod, names in sorted(foreign.items())
         ],
         constant=constants,
+        checks=render_checks(checks.functions),
         exported=module.exported_names(),
     )
     return PythonFile(text, constants.splices)
 
 
-def _fields(model: ModelPlan, native: bool) -> list[FieldView]:
+def _fields(
+    model: ModelPlan, native: bool, module: ModulePlan, checks: ModuleChecks
+) -> list[FieldView]:
     views = [field_view(f) for f in model.fields]
     if not native or model.native is None:
         return views
@@ -269,7 +279,7 @@ def _fields(model: ModelPlan, native: bool) -> list[FieldView]:
     return [
         FieldView(
             view.name,
-            kind.type.expr,
+            _compiled_field(kind, module, checks).type.expr,
             view.assignment,
             view.uses_field,
             view.uses_factory,
@@ -278,13 +288,36 @@ def _fields(model: ModelPlan, native: bool) -> list[FieldView]:
     ]
 
 
-def _model_view(model: ModelPlan, native: tuple[set[str], set[str]]) -> dict[str, Any]:
+def _compiled_field(
+    kind: NativeType, module: ModulePlan, checks: ModuleChecks
+) -> NativeType:
+    """A field the interpreter would check (`_models.Checked`), given the check compiled for it if any."""
+    if kind.checked is None:
+        return kind
+    const, pointer = kind.checked
+    name = checks.entry(module.constants[const], pointer)
+    if name is None:
+        return kind
+    marker = f"_models.Checked({const}, {py_literal(pointer)}, {name})"
+    return NativeType(kind.base, (marker,), kind.keeps_numbers, nullable=True)
+
+
+def _model_view(
+    model: ModelPlan,
+    native: tuple[set[str], set[str]],
+    module: ModulePlan,
+    checks: ModuleChecks,
+) -> dict[str, Any]:
     is_native = model.root is None and model.class_name in native[0]
+    check = None
+    if not is_native and model.schema_const in module.constants:
+        check = checks.entry(module.constants[model.schema_const], model.pointer)
     return {
         "plan": model,
-        "fields": _fields(model, is_native),
+        "fields": _fields(model, is_native, module, checks),
         "native": is_native,
         "json_native": is_native and model.class_name in native[1],
+        "check": check,
     }
 
 

@@ -143,6 +143,8 @@ class NativeType:
     keeps_numbers: bool = False
     strings: bool = False  # every value is a string (so `uniqueItems` is set equality)
     nullable: bool = False
+    # A field checked apart (`_models.Checked`): (the constant naming the document, the field's pointer).
+    checked: tuple[str, str] | None = None
 
     @property
     def type(self) -> PyType:
@@ -207,7 +209,9 @@ class NativeTyper:
         if self._dynamic:
             return None
         marker = f"_models.Checked({const}, {py_literal(pointer)})"
-        return NativeType(plain, (marker,), keeps_numbers=True, nullable=True)
+        return NativeType(
+            plain, (marker,), keeps_numbers=True, nullable=True, checked=(const, pointer)
+        )
 
     def native(self, schema: Any, pointer: str, depth: int) -> NativeType | None:
         if depth > 32:

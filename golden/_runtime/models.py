@@ -60,6 +60,8 @@ from .validation import (
 from .validation.formats import _DATE_TIME, _valid_date, _valid_date_time
 from .validation.numbers import _is_multiple
 from .validation.translation import _Translation
+from .checks import Check
+from .checks import run as run_check
 
 RootT = TypeVar("RootT")
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -100,10 +102,16 @@ def problems_error(problems: list[Problem]) -> PydanticCustomError:
     return PydanticCustomError("json_schema", "{problems}", {"problems": text})
 
 
-def _check(data: Any, schema: Any, pointer: str) -> Any:
-    """Apply the model's JSON Schema to the instance as JSON data; return that data, for Pydantic to type."""
+def _check(data: Any, cls: type[Any]) -> Any:
+    """Apply the model's JSON Schema to the instance as JSON data (by the check compiled for it, else the
+    interpreter); return that data, for Pydantic to type."""
     json_data = to_json_data(data)
-    problems = validate(json_data, schema, pointer=pointer)
+    compiled: Check | None = cls.__dict__.get("__json_schema_check__")
+    if compiled is not None:
+        problems = run_check(compiled, json_data)
+    else:
+        document = cls.__json_schema_document__
+        problems = validate(json_data, document, pointer=cls.__json_schema_pointer__)
     if problems:
         raise problems_error(problems)
     return json_data
@@ -514,15 +522,22 @@ class MultipleOf:
 class Checked:
     """A field whose keywords have no native form: the interpreter checks its value against its subschema
     (`pointer` in `document`), then Pydantic types the JSON data. The model around it stays native.
+    `compiled` is the check codegen compiled for that subschema, when it could (it then decides alone).
     """
 
-    def __init__(self, document: Any, pointer: str) -> None:
+    def __init__(
+        self, document: Any, pointer: str, compiled: Check | None = None
+    ) -> None:
         self.document = document
         self.pointer = pointer
+        self.compiled = compiled
 
     def _check(self, value: Any) -> Any:
         data = to_json_data(value)
-        problems = validate(data, self.document, pointer=self.pointer)
+        if self.compiled is not None:
+            problems = run_check(self.compiled, data)
+        else:
+            problems = validate(data, self.document, pointer=self.pointer)
         if problems:
             raise problems_error(problems)
         return data
@@ -654,9 +669,7 @@ class SchemaModel(_ObjectModel):
         if _already_checked(info):
             data = to_json_data(data)
         else:
-            data = _check(
-                data, cls.__json_schema_document__, cls.__json_schema_pointer__
-            )
+            data = _check(data, cls)
         shadowed = _shadowed_fields(cls, data)
         if not shadowed:
             return handler(data)
@@ -797,6 +810,21 @@ def native_instance(cls: type[ModelT], data: Any) -> ModelT | None:
         return None
 
 
+def schema_problems(cls: type[Any], data: Any, schema: Any) -> list[Problem]:
+    """The problems of `data` against `schema`, the whole document of the model `cls`: by the model's compiled
+    check when it has one and `data` is plain JSON data (the form the check is compiled for), else by the
+    interpreter."""
+    compiled: Check | None = cls.__dict__.get("__json_schema_check__")
+    if (
+        compiled is not None
+        and cls.__dict__.get("__json_schema_document__") is schema
+        and cls.__dict__.get("__json_schema_pointer__") == ""
+        and _is_json_data(data, 0)
+    ):
+        return run_check(compiled, data)
+    return validate(data, schema)
+
+
 def checked_instance(cls: type[ModelT], data: Any) -> ModelT:
     """The model of `data`, which the interpreter has just accepted against the model's schema: typed, not
     checked again."""
@@ -828,7 +856,7 @@ class SchemaRootModel(RootModel[RootT], Generic[RootT]):
     def _check_json_schema(cls, data: Any) -> Any:
         if isinstance(data, cls):
             return data
-        return _check(data, cls.__json_schema_document__, cls.__json_schema_pointer__)
+        return _check(data, cls)
 
     @classmethod
     def model_validate(cls: type[ModelT], obj: Any, **kwargs: Any) -> ModelT:

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import ConfigDict, Field
 
-from .._runtime import dispatch as _dispatch, models as _models
+from .._runtime import checks as _checks, dispatch as _dispatch, models as _models
 
 LOOKUP_PERSON_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -65,6 +65,21 @@ SCHEDULE_CALL_INPUT_SCHEMA: dict[str, Any] = {
 }
 
 
+_CHECK_0_0: frozenset[object] = _checks.keys([15, 30, 60])
+
+
+def _check_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "integer"):
+        problems.append(_checks.mistyped("integer", kind, path))
+    if _checks.key(value) not in _CHECK_0_0:
+        problems.append(_checks.Problem(path, "must be one of [15, 30, 60]", "enum"))
+    if ff and problems:
+        return problems
+    return problems
+
+
 class LookupPersonArgs(_models.NativeModel):
     """Arguments of the tool `lookupPerson`."""
 
@@ -89,7 +104,7 @@ class ScheduleCallArgs(_models.NativeModel):
     )
     minutes: Annotated[
         Literal[15, 30, 60],
-        _models.Checked(SCHEDULE_CALL_INPUT_SCHEMA, "/properties/minutes"),
+        _models.Checked(SCHEDULE_CALL_INPUT_SCHEMA, "/properties/minutes", _check_0),
     ] = 30
 
 

@@ -5,7 +5,7 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import Field
 
-from .._runtime import dispatch as _dispatch, models as _models
+from .._runtime import checks as _checks, dispatch as _dispatch, models as _models
 
 SEARCH_WEB_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -63,9 +63,191 @@ SEARCH_WEB_OUTPUT_SCHEMA: dict[str, Any] = {
 }
 
 
+def _check_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "object"):
+        problems.append(_checks.mistyped("object", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("object",):
+        if "field" not in value:
+            problems.append(
+                _checks.Problem(path, "'field' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "field" in value:
+            problems += _check_1(value["field"], path + ("field",), ff)
+            if ff and problems:
+                return problems
+        if "from" in value:
+            problems += _check_2(value["from"], path + ("from",), ff)
+            if ff and problems:
+                return problems
+        if "values" in value:
+            problems += _check_3(value["values"], path + ("values",), ff)
+            if ff and problems:
+                return problems
+    return problems
+
+
+def _check_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "string"):
+        problems.append(_checks.mistyped("string", kind, path))
+    if ff and problems:
+        return problems
+    return problems
+
+
+def _check_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "string"):
+        problems.append(_checks.mistyped("string", kind, path))
+    if ff and problems:
+        return problems
+    return problems
+
+
+def _check_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "array"):
+        problems.append(_checks.mistyped("array", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("array",):
+        count = len(value)
+        for index in range(0, count):
+            problems += _check_4(value[index], path + (index,), ff)
+            if ff and problems:
+                return problems
+    return problems
+
+
+def _check_4(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.any_type(value, kind, ["string", "number", "boolean"]):
+        problems.append(_checks.mistyped("string, number or boolean", kind, path))
+    if ff and problems:
+        return problems
+    return problems
+
+
+def _check_5(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "object"):
+        problems.append(_checks.mistyped("object", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("object",):
+        if "query" not in value:
+            problems.append(
+                _checks.Problem(path, "'query' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "query" in value:
+            problems += _check_6(value["query"], path + ("query",), ff)
+            if ff and problems:
+                return problems
+        if "num_results" in value:
+            problems += _check_7(value["num_results"], path + ("num_results",), ff)
+            if ff and problems:
+                return problems
+        if "filters" in value:
+            problems += _check_8(value["filters"], path + ("filters",), ff)
+            if ff and problems:
+                return problems
+        if "headers" in value:
+            problems += _check_9(value["headers"], path + ("headers",), ff)
+            if ff and problems:
+                return problems
+    return problems
+
+
+def _check_6(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "string"):
+        problems.append(_checks.mistyped("string", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("string",):
+        if len(value) < 1:
+            problems.append(
+                _checks.Problem(path, "must be at least 1 character long", "minLength")
+            )
+    return problems
+
+
+def _check_7(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "integer"):
+        problems.append(_checks.mistyped("integer", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("integer", "number"):
+        if not _checks.above(value, 0):
+            problems.append(_checks.Problem(path, "must be > 0", "exclusiveMinimum"))
+    return problems
+
+
+def _check_8(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "array"):
+        problems.append(_checks.mistyped("array", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("array",):
+        count = len(value)
+        for index in range(0, count):
+            problems += _check_0(value[index], path + (index,), ff)
+            if ff and problems:
+                return problems
+    return problems
+
+
+_CHECK_9_0: frozenset[str] = frozenset([])
+
+
+def _check_9(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "object"):
+        problems.append(_checks.mistyped("object", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("object",):
+        extra = _checks.extra(value, _CHECK_9_0, None)
+        for name in extra:
+            problems += _check_10(value[name], path + (name,), ff)
+            if ff and problems:
+                return problems
+    return problems
+
+
+def _check_10(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "string"):
+        problems.append(_checks.mistyped("string", kind, path))
+    if ff and problems:
+        return problems
+    return problems
+
+
 class SearchWebArgsFiltersItem(_models.SchemaModel):
     __json_schema_document__ = SEARCH_WEB_INPUT_SCHEMA
     __json_schema_pointer__ = "/properties/filters/items"
+    __json_schema_check__ = _check_0
 
     field: str = Field(description="Field name.")
     from_: str | None = Field(None, alias="from")
@@ -77,6 +259,7 @@ class SearchWebArgs(_models.SchemaModel):
 
     __json_schema_document__ = SEARCH_WEB_INPUT_SCHEMA
     __json_schema_pointer__ = ""
+    __json_schema_check__ = _check_5
 
     query: str = Field(description="What to search for.")
     num_results: int = Field(5, description="How many results.")

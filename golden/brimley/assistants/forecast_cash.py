@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import ConfigDict, Field
 
-from ..._runtime import dispatch as _dispatch, models as _models
+from ..._runtime import checks as _checks, dispatch as _dispatch, models as _models
 
 FORECAST_CASH_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -79,6 +79,16 @@ FORECAST_CASH_CONFIG_SCHEMA: dict[str, Any] = {
 }
 
 
+def _check_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "number"):
+        problems.append(_checks.mistyped("number", kind, path))
+    if ff and problems:
+        return problems
+    return problems
+
+
 class ForecastCashArgs(_models.NativeModel):
     """Arguments of the tool `forecast_cash`."""
 
@@ -101,7 +111,7 @@ class ForecastCashResult(_models.NativeModel):
 
     expected: Annotated[
         _decimal.Decimal,
-        _models.Checked(FORECAST_CASH_OUTPUT_SCHEMA, "/properties/expected"),
+        _models.Checked(FORECAST_CASH_OUTPUT_SCHEMA, "/properties/expected", _check_0),
     ]
     invoices: list[Invoice]
 

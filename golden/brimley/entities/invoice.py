@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from ..._runtime import models as _models
+from ..._runtime import checks as _checks, models as _models
 
 INVOICE_SCHEMA: dict[str, Any] = {
     "title": "Invoice",
@@ -39,6 +39,19 @@ INVOICE_SCHEMA: dict[str, Any] = {
 }
 
 
+def _check_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "number"):
+        problems.append(_checks.mistyped("number", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("integer", "number"):
+        if not _checks.at_least(value, 0):
+            problems.append(_checks.Problem(path, "must be >= 0", "minimum"))
+    return problems
+
+
 class Invoice(_models.NativeModel):
     """One invoice of a customer account."""
 
@@ -49,7 +62,8 @@ class Invoice(_models.NativeModel):
     invoice_id: int
     account_id: int
     amount: Annotated[
-        _decimal.Decimal, _models.Checked(INVOICE_SCHEMA, "/properties/amount")
+        _decimal.Decimal,
+        _models.Checked(INVOICE_SCHEMA, "/properties/amount", _check_0),
     ] = Field(description="Amount due, in the account's currency.")
     status: Literal["draft", "open", "paid", "void"]
     issued_on: Annotated[_dt.date, _models.DATE]

@@ -24,6 +24,7 @@ from .models import (
     checked_instance,
     native_instance,
     read_json,
+    schema_problems,
     to_json_data,
     to_json_output,
     write_json,
@@ -267,8 +268,8 @@ def _call(
         if undone:
             found = tuple(Problem(path, message) for path, message in undone)
             return _fail(name, "invalid_arguments", _FIX_ARGUMENTS, *found)
-    # One validation: native strict validation where the model has it, else the interpreter's check (with
-    # its messages) and Pydantic's typing of the checked data.
+    # One validation: native strict validation where the model has it, else the schema's check (compiled or
+    # the interpreter, with its messages) and Pydantic's typing of the checked data.
     args = (
         native_instance(spec.args_model, data)
         if getattr(spec.args_model, "__json_schema_document__", None)
@@ -276,7 +277,7 @@ def _call(
         else None
     )
     if args is None:
-        problems = validate(data, spec.input_schema)
+        problems = schema_problems(spec.args_model, data, spec.input_schema)
         if problems:
             return _invalid_arguments(name, problems)
         try:

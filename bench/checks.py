@@ -1,0 +1,96 @@
+"""Per-instance time of a model whose keywords have no native form (`oneOf`, `if`/`then`/`else`,
+`patternProperties`, ...): its compiled check against the interpreter, alone and inside `model_validate`.
+
+    python bench/checks.py [--runs 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from codegen.compiler import compile_specs  # noqa: E402
+from codegen.writer import write_output  # noqa: E402
+
+SCHEMA = {
+    "title": "Shape",
+    "type": "object",
+    "properties": {
+        "kind": {"enum": ["circle", "square", "polygon"]},
+        "size": {"oneOf": [{"type": "integer", "minimum": 1}, {"type": "string", "pattern": "^[0-9]+(px|em)$"}]},
+        "sides": {"type": "integer", "minimum": 3},
+        "tags": {"type": "array", "items": {"type": "string"}, "contains": {"const": "main"}},
+    },
+    "required": ["kind", "size"],
+    "if": {"properties": {"kind": {"const": "polygon"}}},
+    "then": {"required": ["sides"]},
+    "else": {"not": {"required": ["sides"]}},
+    "patternProperties": {"^x-": {"type": "string", "maxLength": 20}},
+    "additionalProperties": False,
+}
+INSTANCES = [
+    {"kind": "polygon", "size": 3, "sides": 5, "tags": ["main", "b"], "x-note": "hello"},
+    {"kind": "circle", "size": "12px", "x-a": "b", "x-c": "d"},
+    {"kind": "square", "size": "12pt", "sides": 4},  # invalid twice
+]
+
+
+def _median(action: Callable[[], Any], runs: int) -> float:
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(runs):
+            action()
+        times.append((time.perf_counter() - start) / runs)
+    return statistics.median(times) * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=2000)
+    runs = parser.parse_args().runs
+    with tempfile.TemporaryDirectory() as folder:
+        specs = Path(folder) / "specs"
+        specs.mkdir()
+        (specs / "shape.schema.json").write_text(json.dumps(SCHEMA))
+        result = compile_specs([specs])
+        assert result.files is not None
+        write_output(Path(folder) / "bench_checks_gen", result.files)
+        sys.path.insert(0, folder)
+        module = importlib.import_module("bench_checks_gen.shape")
+        checks = importlib.import_module("bench_checks_gen._runtime.checks")
+        validation = importlib.import_module("bench_checks_gen._runtime.validation")
+    model = module.Shape
+    compiled = model.__dict__["__json_schema_check__"]
+    document, pointer = model.__json_schema_document__, model.__json_schema_pointer__
+
+    def validate_model(instance: Any) -> None:
+        try:
+            model.model_validate(instance)
+        except Exception:
+            pass
+
+    print(f"{'us per instance':>40} {'interpreter':>12} {'compiled':>9} {'ratio':>6}")
+    for number, instance in enumerate(INSTANCES):
+        assert checks.run(compiled, instance) == validation.validate(instance, document, pointer=pointer)
+        interpreted = _median(lambda: validation.validate(instance, document, pointer=pointer), runs)
+        fast = _median(lambda: checks.run(compiled, instance), runs)
+        print(f"{f'check alone, instance {number}':>40} {interpreted:12.1f} {fast:9.1f} {interpreted / fast:6.1f}")
+        with_check = _median(lambda: validate_model(instance), runs)
+        delattr(model, "__json_schema_check__")
+        without = _median(lambda: validate_model(instance), runs)
+        setattr(model, "__json_schema_check__", compiled)
+        print(f"{f'model_validate, instance {number}':>40} {without:12.1f} {with_check:9.1f} {without / with_check:6.1f}")
+
+
+if __name__ == "__main__":
+    main()

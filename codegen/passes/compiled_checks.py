@@ -1,0 +1,256 @@
+"""Which subschemas get a compiled check (straight-line Python, `backends/checks.py` prints it) instead of the
+interpreter, and the functions that check needs.
+
+A check compiles when every schema it reaches is one the generated code decides exactly as the interpreter
+does: the keywords it reads are all handled (`unevaluated*`, `$dynamicRef`, `$recursiveRef` and `$id` are not:
+they need annotations, the dynamic scope or base URIs at run time), each is well formed (a malformed one is a
+schema error the interpreter reports while validating), patterns compile, and `$ref`s are JSON pointers into the
+same document (a recursive one too, unless it loops without consuming the instance). Anything
+else leaves the whole check to the interpreter, so the two never disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+from ..runtime.validation.numbers import _as_count, _is_number, _too_long
+from ..runtime.validation.patterns import _pattern
+
+# Read by the interpreter and left to it; every other keyword it reads is compiled (`backends/checks.py`).
+INTERPRETED = frozenset(
+    {"$id", "$dynamicRef", "$recursiveRef", "unevaluatedItems", "unevaluatedProperties"}
+)
+_MAX_DEPTH = 40
+_SINGLE = ("items", "contains", "additionalProperties", "propertyNames", "not")
+_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_MAPS = ("properties", "patternProperties", "dependentSchemas")
+# Applied to a property's value or an item: a recursion through one of them ends with the instance.
+_DESCENDING = frozenset(
+    {
+        "items",
+        "contains",
+        "additionalProperties",
+        "prefixItems",
+        "properties",
+        "patternProperties",
+    }
+)
+
+
+class NotCompiled(Exception):
+    """The schema needs the interpreter (the message says why, for the tests)."""
+
+
+@dataclass(frozen=True)
+class CheckFunction:
+    """One compiled check: `schema` (an object schema of the document), checked by the function `name`;
+    `calls` names the check of each subschema it applies, by the subschema's `id` (a `$ref`: its target's).
+    """
+
+    name: str
+    schema: Mapping[str, Any]
+    calls: dict[int, str]
+    ref: str | None = None  # the check of the schema `$ref` names
+    in_place: tuple[
+        str, ...
+    ] = ()  # the checks it applies to the same instance (not to a property or item)
+
+
+@dataclass
+class ModuleChecks:
+    """The compiled checks of one generated module, numbered in the order they are asked for."""
+
+    functions: list[CheckFunction] = field(default_factory=list)
+    _names: dict[int, str] = field(default_factory=dict)
+    _refused: dict[int, bool] = field(default_factory=dict)
+    compiled: int = 0
+    interpreted: int = 0
+
+    def entry(self, document: Any, pointer: str) -> str | None:
+        """The name of the check of the subschema at `pointer`, or None if the interpreter keeps it."""
+        count, named = len(self.functions), len(self._names)
+        try:
+            if self._refused.setdefault(id(document), _refused_document(document)):
+                raise NotCompiled("$id or a dynamic reference in the document")
+            node = _walk(document, pointer)
+            name = _Compiler(self, document).schema(node, 0)
+            _no_loop(self.functions[count:])
+        except NotCompiled:
+            # What it reached is not used now: forget it, numbers included.
+            for key in list(self._names)[named:]:
+                del self._names[key]
+            del self.functions[count:]
+            self.interpreted += 1
+            return None
+        self.compiled += 1  # (`_checks.accept` / `reject` for a boolean schema: no function of its own)
+        return name
+
+
+class _Compiler:
+    def __init__(self, checks: ModuleChecks, document: Any) -> None:
+        self.checks = checks
+        self.document = document
+
+    def schema(self, node: Any, depth: int) -> str:
+        """The check of a subschema, compiling it (and what it reaches) unless already compiled or being
+        compiled (a recursive schema: the check calls itself)."""
+        if node is True:
+            return "_checks.accept"
+        if node is False:
+            return "_checks.reject"
+        if not isinstance(node, Mapping):
+            raise NotCompiled("a subschema that is not a schema")
+        known = self.checks._names.get(id(node))
+        if known is not None:
+            return known
+        if depth > _MAX_DEPTH:
+            raise NotCompiled("nested too deeply")
+        if not INTERPRETED.isdisjoint(node):
+            raise NotCompiled(f"{sorted(INTERPRETED & set(node))[0]}")
+        name = f"_check_{len(self.checks._names)}"
+        self.checks._names[id(node)] = name
+        calls: dict[int, str] = {}
+        in_place: list[str] = []
+        ref = None
+        if "$ref" in node:
+            ref = self.schema(_target(node["$ref"], self.document), depth + 1)
+            in_place.append(ref)
+        for sub, descends in _subschemas(node):
+            calls[id(sub)] = self.schema(sub, depth + 1)
+            if not descends:
+                in_place.append(calls[id(sub)])
+        _well_formed(node)
+        function = CheckFunction(name, node, calls, ref, tuple(in_place))
+        self.checks.functions.append(function)
+        return name
+
+
+def _no_loop(functions: list[CheckFunction]) -> None:
+    """Refuse checks that would call themselves on the same instance (a reference that loops without
+    consuming it: a schema error the interpreter reports). Checks compiled before cannot call these new
+    ones, so a loop lies among them."""
+    graph = {
+        f.name: [c for c in f.in_place if not c.startswith("_checks.")]
+        for f in functions
+    }
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+    for start in graph:
+        if start in state:
+            continue
+        stack = [(start, iter(graph[start]))]
+        state[start] = 1
+        while stack:
+            name, callees = stack[-1]
+            for callee in callees:
+                if state.get(callee) == 1:
+                    raise NotCompiled(
+                        "a reference that loops without consuming the instance"
+                    )
+                if callee in graph and callee not in state:
+                    state[callee] = 1
+                    stack.append((callee, iter(graph[callee])))
+                    break
+            else:
+                state[name] = 2
+                stack.pop()
+
+
+def _subschemas(node: Mapping[str, Any]) -> list[tuple[Any, bool]]:
+    """The subschemas `node` applies, each with whether it applies to a property or item (a descent)."""
+    found: list[tuple[Any, bool]] = []
+    for keyword in _SINGLE:
+        if keyword in node:
+            found.append((node[keyword], keyword in _DESCENDING))
+    if "if" in node:
+        found += [(node[k], False) for k in ("if", "then", "else") if k in node]
+    for keyword in _LISTS:
+        value = node.get(keyword)
+        if isinstance(value, list):
+            found += [(sub, keyword in _DESCENDING) for sub in value]
+        elif keyword in node:
+            raise NotCompiled(f"{keyword} is not a list")
+    for keyword in _MAPS:
+        value = node.get(keyword)
+        if isinstance(value, Mapping):
+            found += [(sub, keyword in _DESCENDING) for sub in value.values()]
+        elif keyword in node:
+            raise NotCompiled(f"{keyword} is not an object")
+    return found
+
+
+def _well_formed(node: Mapping[str, Any]) -> None:
+    """Refuse what the interpreter would report as a schema error, or read in a way not compiled here."""
+    kinds = node.get("type", "string")
+    names = [kinds] if isinstance(kinds, str) else kinds
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise NotCompiled("type is not a name or a list of names")
+    if "enum" in node and not isinstance(node["enum"], list):
+        raise NotCompiled("enum is not a list")
+    divisor = node.get("multipleOf")
+    if _is_number(divisor) and not isinstance(divisor, float) and _too_long(divisor):
+        raise NotCompiled("multipleOf has too many digits")
+    for pattern in [node.get("pattern"), *node.get("patternProperties", {})]:
+        if isinstance(pattern, str) and _pattern(pattern) is None:
+            raise NotCompiled("a pattern that does not compile")
+    for keyword in ("anyOf", "oneOf"):
+        if keyword in node and not node[keyword]:
+            raise NotCompiled(f"an empty {keyword}")
+    required = node.get("required", [])
+    if not isinstance(required, list):
+        raise NotCompiled("required is not a list")
+    dependent = node.get("dependentRequired", {})
+    if not isinstance(dependent, Mapping) or not all(
+        isinstance(names, list) and all(isinstance(n, str) for n in names)
+        for names in dependent.values()
+    ):
+        raise NotCompiled("dependentRequired is not an object of name lists")
+    for keyword in ("minContains", "maxContains"):
+        if keyword in node and _as_count(node[keyword]) is None:
+            raise NotCompiled(f"{keyword} is not a count")
+
+
+def _target(reference: Any, document: Any) -> Any:
+    """The schema a `$ref` names: only a JSON pointer into this document (which has no `$id`)."""
+    if not isinstance(reference, str) or not reference.startswith("#"):
+        raise NotCompiled("a reference that is not a JSON pointer into the document")
+    fragment = unquote(reference[1:])
+    if fragment and not fragment.startswith("/"):
+        raise NotCompiled("a reference to an anchor")
+    return _walk(document, fragment)
+
+
+def _walk(document: Any, pointer: str) -> Any:
+    node = document
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping) and token in node:
+            node = node[token]
+        elif (
+            isinstance(node, list)
+            and token.isascii()
+            and token.isdigit()
+            and (token == "0" or token[0] != "0")
+            and int(token) < len(node)
+        ):
+            node = node[int(token)]
+        else:
+            raise NotCompiled("a pointer that does not resolve")
+    return node
+
+
+def _refused_document(document: Any) -> bool:
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            if not {"$id", "$dynamicRef", "$recursiveRef", "$dynamicAnchor"}.isdisjoint(
+                node
+            ):
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False

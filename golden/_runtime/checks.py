@@ -1,0 +1,159 @@
+"""What the checks codegen compiles per schema (`codegen/passes/compiled_checks.py`) call at run time.
+
+A compiled check is straight-line Python for one subschema, `check(value, path, ff) -> problems`, mirroring
+the interpreter's evaluation keyword for keyword (`validation/evaluator.py`): the same order, the same
+fail-fast returns (`ff`), the same messages. The semantics are the interpreter's own primitives, re-exported
+here: JSON types and equality, exact number comparison, the linear-time pattern matcher, the asserted formats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .validation.applicators import _summarise
+from .validation.data import _check_data, _has_type, _json_type, _key
+from .validation.formats import _valid_date, _valid_date_time
+from .validation.numbers import _aligned, _is_multiple
+from .validation.objects import _Objects
+from .validation.patterns import Matcher as Matcher
+from .validation.patterns import compile_pattern
+from .validation.problems import Problem as Problem
+
+Path = tuple[str | int, ...]
+Problems = list[Problem]
+Check = Callable[[Any, Path, bool], list[Problem]]
+
+json_type = _json_type
+has_type = _has_type
+key = _key
+is_multiple = _is_multiple
+valid_date = _valid_date
+valid_date_time = _valid_date_time
+
+
+def any_type(value: Any, kind: str, names: list[str]) -> bool:
+    return any(_has_type(value, kind, name) for name in names)
+
+
+def pattern(text: str) -> Matcher:
+    """The matcher of a pattern the compiler has seen compile."""
+    return compile_pattern(text)
+
+
+def keys(values: list[Any]) -> frozenset[object]:
+    """The JSON-equality keys of `enum` values."""
+    return frozenset(_key(value) for value in values)
+
+
+def at_least(value: Any, limit: Any) -> bool:
+    number, bound = _aligned(value, limit)
+    return bool(number >= bound)
+
+
+def above(value: Any, limit: Any) -> bool:
+    number, bound = _aligned(value, limit)
+    return bool(number > bound)
+
+
+def at_most(value: Any, limit: Any) -> bool:
+    number, bound = _aligned(value, limit)
+    return bool(number <= bound)
+
+
+def below(value: Any, limit: Any) -> bool:
+    number, bound = _aligned(value, limit)
+    return bool(number < bound)
+
+
+def mistyped(wanted: str, kind: str, path: Path) -> Problem:
+    return Problem(path, f"expected {wanted}, got {kind}", "type")
+
+
+def counted(text: str, count: int, keyword: str, path: Path) -> Problem:
+    """A problem of a count: `text` (ending "(has " or "(found ") with the count found."""
+    return Problem(path, f"{text}{count})", keyword)
+
+
+def accept(value: Any, path: Path, ff: bool) -> list[Problem]:
+    """The check of the schema `true`."""
+    return []
+
+
+def reject(value: Any, path: Path, ff: bool) -> list[Problem]:
+    """The check of the schema `false`."""
+    return [Problem(path, "no value is allowed here", "false")]
+
+
+def extra(
+    value: dict[str, Any], properties: frozenset[str], matched: set[str] | None
+) -> list[str]:
+    """The names neither `properties` nor (the names `patternProperties` matched) `matched` has."""
+    return [
+        name
+        for name in value
+        if name not in properties and (matched is None or name not in matched)
+    ]
+
+
+def unique(items: list[Any], path: Path) -> list[Problem]:
+    seen: dict[object, int] = {}
+    for index, item in enumerate(items):
+        first = seen.setdefault(_key(item), index)
+        if first != index:
+            message = (
+                f"must not contain duplicates (items {first} and {index} are equal)"
+            )
+            return [Problem(path, message, "uniqueItems")]
+    return []
+
+
+def unexpected(
+    extra: list[str], properties: list[str], patterns: list[str] | None, path: Path
+) -> Problem:
+    """The problem of properties `additionalProperties: false` refuses, worded as the interpreter words it."""
+    named = dict.fromkeys(patterns) if patterns is not None else None
+    found = _Objects._unexpected(extra, dict.fromkeys(properties), named, None)
+    return Problem(path, found.message, found.keyword)
+
+
+def bad_name(name: str, found: list[Problem], path: Path) -> Problem:
+    message = f"property name {name!r} is invalid: {found[0].message}"
+    return Problem(path, message, "propertyNames")
+
+
+def alternatives(
+    keyword: str, branches: Sequence[Check], value: Any, path: Path, ff: bool
+) -> list[Problem]:
+    """`anyOf` / `oneOf`, as the interpreter's `_alternatives` decides and words it."""
+    matches: list[int] = []
+    for position, branch in enumerate(branches):
+        if not branch(value, path, True):
+            matches.append(position)
+            if keyword == "anyOf" or len(matches) > 1:
+                break
+    if keyword == "oneOf" and len(matches) > 1:
+        message = (
+            f"must match exactly one of the {len(branches)} oneOf alternatives,"
+            f" but matches alternatives {matches[0] + 1} and {matches[1] + 1}"
+        )
+        return [Problem(path, message, keyword)]
+    if matches:
+        return []
+    if ff:
+        message = f"does not match any of the {len(branches)} {keyword} alternatives"
+        return [Problem(path, message, keyword)]
+    failures = [branch(value, path, False) for branch in branches]
+    return _summarise(keyword, failures, path)
+
+
+def run(check: Check, data: Any) -> list[Problem]:
+    """Every problem of JSON data by a compiled check, as `validation.validate` reports them."""
+    problems = _check_data(data, False)
+    if problems:
+        return problems
+    try:
+        problems = check(data, (), False)
+    except RecursionError:
+        return [Problem((), "too deeply nested to validate", "depth")]
+    return list(dict.fromkeys(problems))
