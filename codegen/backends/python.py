@@ -295,7 +295,7 @@ def _compiled_field(
     if kind.checked is None:
         return kind
     const, pointer = kind.checked
-    name = checks.entry(module.constants[const], pointer)
+    name = checks.entry(module.constants[const], pointer, const)
     if name is None:
         return kind
     marker = f"_models.Checked({const}, {py_literal(pointer)}, {name})"
@@ -311,7 +311,9 @@ def _model_view(
     is_native = model.root is None and model.class_name in native[0]
     check = None
     if not is_native and model.schema_const in module.constants:
-        check = checks.entry(module.constants[model.schema_const], model.pointer)
+        check = checks.entry(
+            module.constants[model.schema_const], model.pointer, model.schema_const
+        )
     return {
         "plan": model,
         "fields": _fields(model, is_native, module, checks),

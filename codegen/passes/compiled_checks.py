@@ -11,6 +11,8 @@ else leaves the whole check to the interpreter, so the two never disagree.
 
 from __future__ import annotations
 
+import hashlib
+
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,17 +63,27 @@ class CheckFunction:
 
 @dataclass
 class ModuleChecks:
-    """The compiled checks of one generated module, numbered in the order they are asked for."""
+    """The compiled checks of one generated module: named after the schema constant of their document and
+    numbered within it, in the order they are asked for, so that a tool's checks are named alike whatever else
+    its module holds (the same tool in gram, Brimley or JSON gives the same code)."""
 
     functions: list[CheckFunction] = field(default_factory=list)
     _names: dict[int, str] = field(default_factory=dict)
     _refused: dict[int, bool] = field(default_factory=dict)
+    # id(document) -> (its constant's name, in lower case, how many checks it has)
+    _documents: dict[int, tuple[str, int]] = field(default_factory=dict)
     compiled: int = 0
     interpreted: int = 0
 
-    def entry(self, document: Any, pointer: str) -> str | None:
-        """The name of the check of the subschema at `pointer`, or None if the interpreter keeps it."""
+    def entry(
+        self, document: Any, pointer: str, const: str | None = None
+    ) -> str | None:
+        """The name of the check of the subschema at `pointer` of the document held by the constant `const`,
+        or None if the interpreter keeps it."""
         count, named = len(self.functions), len(self._names)
+        numbered = self._documents.get(id(document))
+        if numbered is None:
+            numbered = self._documents[id(document)] = (self._label(const), 0)
         try:
             if self._refused.setdefault(id(document), _refused_document(document)):
                 raise NotCompiled("$id or a dynamic reference in the document")
@@ -83,10 +95,23 @@ class ModuleChecks:
             for key in list(self._names)[named:]:
                 del self._names[key]
             del self.functions[count:]
+            self._documents[id(document)] = numbered
             self.interpreted += 1
             return None
         self.compiled += 1  # (`_checks.accept` / `reject` for a boolean schema: no function of its own)
         return name
+
+    def _label(self, const: str | None) -> str:
+        """A short name for a document, the same in every module that holds its constant (a digest of the
+        constant's name, lengthened until no other document of the module has it)."""
+        if not const:
+            return f"doc{len(self._documents)}"
+        digest = hashlib.sha256(const.encode()).hexdigest()
+        taken = {label for label, _ in self._documents.values()}
+        size = 4
+        while digest[:size] in taken:
+            size += 1
+        return digest[:size]
 
 
 class _Compiler:
@@ -110,7 +135,9 @@ class _Compiler:
             raise NotCompiled("nested too deeply")
         if not INTERPRETED.isdisjoint(node):
             raise NotCompiled(f"{sorted(INTERPRETED & set(node))[0]}")
-        name = f"_check_{len(self.checks._names)}"
+        label, number = self.checks._documents[id(self.document)]
+        self.checks._documents[id(self.document)] = (label, number + 1)
+        name = f"_check_{label}_{number}"
         self.checks._names[id(node)] = name
         calls: dict[int, str] = {}
         in_place: list[str] = []

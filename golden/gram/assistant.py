@@ -65,15 +65,15 @@ SCHEDULE_CALL_INPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-_CHECK_0_0: frozenset[object] = _checks.keys([15, 30, 60])
+_CHECK_FAA2_0_0: frozenset[object] = _checks.keys([15, 30, 60])
 
 
-def _check_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+def _check_faa2_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "integer"):
         problems.append(_checks.mistyped("integer", kind, path))
-    if _checks.key(value) not in _CHECK_0_0:
+    if _checks.key(value) not in _CHECK_FAA2_0_0:
         problems.append(_checks.Problem(path, "must be one of [15, 30, 60]", "enum"))
     if ff and problems:
         return problems
@@ -104,7 +104,9 @@ class ScheduleCallArgs(_models.NativeModel):
     )
     minutes: Annotated[
         Literal[15, 30, 60],
-        _models.Checked(SCHEDULE_CALL_INPUT_SCHEMA, "/properties/minutes", _check_0),
+        _models.Checked(
+            SCHEDULE_CALL_INPUT_SCHEMA, "/properties/minutes", _check_faa2_0
+        ),
     ] = 30
 
 

@@ -63,7 +63,7 @@ SEARCH_WEB_OUTPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-def _check_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+def _check_8550_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "object"):
@@ -78,21 +78,21 @@ def _check_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
             if ff:
                 return problems
         if "field" in value:
-            problems += _check_1(value["field"], path + ("field",), ff)
+            problems += _check_8550_1(value["field"], path + ("field",), ff)
             if ff and problems:
                 return problems
         if "from" in value:
-            problems += _check_2(value["from"], path + ("from",), ff)
+            problems += _check_8550_2(value["from"], path + ("from",), ff)
             if ff and problems:
                 return problems
         if "values" in value:
-            problems += _check_3(value["values"], path + ("values",), ff)
+            problems += _check_8550_3(value["values"], path + ("values",), ff)
             if ff and problems:
                 return problems
     return problems
 
 
-def _check_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+def _check_8550_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "string"):
@@ -102,7 +102,7 @@ def _check_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     return problems
 
 
-def _check_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+def _check_8550_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "string"):
@@ -112,7 +112,7 @@ def _check_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     return problems
 
 
-def _check_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+def _check_8550_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "array"):
@@ -122,13 +122,13 @@ def _check_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     if kind in ("array",):
         count = len(value)
         for index in range(0, count):
-            problems += _check_4(value[index], path + (index,), ff)
+            problems += _check_8550_4(value[index], path + (index,), ff)
             if ff and problems:
                 return problems
     return problems
 
 
-def _check_4(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+def _check_8550_4(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.any_type(value, kind, ["string", "number", "boolean"]):
@@ -138,7 +138,7 @@ def _check_4(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     return problems
 
 
-def _check_5(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+def _check_8550_5(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "object"):
@@ -153,25 +153,25 @@ def _check_5(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
             if ff:
                 return problems
         if "query" in value:
-            problems += _check_6(value["query"], path + ("query",), ff)
+            problems += _check_8550_6(value["query"], path + ("query",), ff)
             if ff and problems:
                 return problems
         if "num_results" in value:
-            problems += _check_7(value["num_results"], path + ("num_results",), ff)
+            problems += _check_8550_7(value["num_results"], path + ("num_results",), ff)
             if ff and problems:
                 return problems
         if "filters" in value:
-            problems += _check_8(value["filters"], path + ("filters",), ff)
+            problems += _check_8550_8(value["filters"], path + ("filters",), ff)
             if ff and problems:
                 return problems
         if "headers" in value:
-            problems += _check_9(value["headers"], path + ("headers",), ff)
+            problems += _check_8550_9(value["headers"], path + ("headers",), ff)
             if ff and problems:
                 return problems
     return problems
 
 
-def _check_6(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+def _check_8550_6(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "string"):
@@ -186,7 +186,7 @@ def _check_6(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     return problems
 
 
-def _check_7(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+def _check_8550_7(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "integer"):
@@ -199,7 +199,7 @@ def _check_7(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     return problems
 
 
-def _check_8(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+def _check_8550_8(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "array"):
@@ -209,16 +209,16 @@ def _check_8(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     if kind in ("array",):
         count = len(value)
         for index in range(0, count):
-            problems += _check_0(value[index], path + (index,), ff)
+            problems += _check_8550_0(value[index], path + (index,), ff)
             if ff and problems:
                 return problems
     return problems
 
 
-_CHECK_9_0: frozenset[str] = frozenset([])
+_CHECK_8550_9_0: frozenset[str] = frozenset([])
 
 
-def _check_9(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+def _check_8550_9(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "object"):
@@ -226,15 +226,15 @@ def _check_9(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     if ff and problems:
         return problems
     if kind in ("object",):
-        extra = _checks.extra(value, _CHECK_9_0, None)
+        extra = _checks.extra(value, _CHECK_8550_9_0, None)
         for name in extra:
-            problems += _check_10(value[name], path + (name,), ff)
+            problems += _check_8550_10(value[name], path + (name,), ff)
             if ff and problems:
                 return problems
     return problems
 
 
-def _check_10(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+def _check_8550_10(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "string"):
@@ -247,7 +247,7 @@ def _check_10(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
 class SearchWebArgsFiltersItem(_models.SchemaModel):
     __json_schema_document__ = SEARCH_WEB_INPUT_SCHEMA
     __json_schema_pointer__ = "/properties/filters/items"
-    __json_schema_check__ = _check_0
+    __json_schema_check__ = _check_8550_0
 
     field: str = Field(description="Field name.")
     from_: str | None = Field(None, alias="from")
@@ -259,7 +259,7 @@ class SearchWebArgs(_models.SchemaModel):
 
     __json_schema_document__ = SEARCH_WEB_INPUT_SCHEMA
     __json_schema_pointer__ = ""
-    __json_schema_check__ = _check_5
+    __json_schema_check__ = _check_8550_5
 
     query: str = Field(description="What to search for.")
     num_results: int = Field(5, description="How many results.")

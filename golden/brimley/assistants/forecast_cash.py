@@ -79,7 +79,7 @@ FORECAST_CASH_CONFIG_SCHEMA: dict[str, Any] = {
 }
 
 
-def _check_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+def _check_80a4_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "number"):
@@ -111,7 +111,9 @@ class ForecastCashResult(_models.NativeModel):
 
     expected: Annotated[
         _decimal.Decimal,
-        _models.Checked(FORECAST_CASH_OUTPUT_SCHEMA, "/properties/expected", _check_0),
+        _models.Checked(
+            FORECAST_CASH_OUTPUT_SCHEMA, "/properties/expected", _check_80a4_0
+        ),
     ]
     invoices: list[Invoice]
 

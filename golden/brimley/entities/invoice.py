@@ -39,7 +39,7 @@ INVOICE_SCHEMA: dict[str, Any] = {
 }
 
 
-def _check_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+def _check_f4d2_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
     if not _checks.has_type(value, kind, "number"):
@@ -63,7 +63,7 @@ class Invoice(_models.NativeModel):
     account_id: int
     amount: Annotated[
         _decimal.Decimal,
-        _models.Checked(INVOICE_SCHEMA, "/properties/amount", _check_0),
+        _models.Checked(INVOICE_SCHEMA, "/properties/amount", _check_f4d2_0),
     ] = Field(description="Amount due, in the account's currency.")
     status: Literal["draft", "open", "paid", "void"]
     issued_on: Annotated[_dt.date, _models.DATE]
