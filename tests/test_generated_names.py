@@ -292,3 +292,15 @@ def test_recursion_through_the_instance_is_no_loop(tmp_path: Path) -> None:
     )
     result = compile_result(tmp_path)
     assert result.files is not None, [d.render() for d in result.diagnostics.sorted()]
+
+
+def test_a_title_of_any_length_or_digits_gives_usable_names() -> None:
+    # Found by the hostile suite: a title of thousands of characters named a file of OUT beyond 255 bytes, and
+    # the title "\x1b[31m" gave the constant `31_M_SCHEMA`.
+    from codegen.passes.naming import MAX_CLASS_NAME, class_name, constant_name, snake
+
+    long = class_name("M31" * 3000)
+    assert len(long) <= MAX_CLASS_NAME and long.isidentifier()
+    assert class_name("M31" * 3000) == long != class_name("M31" * 3001)
+    assert constant_name(snake("\x1b[31m")).isidentifier()
+    assert constant_name(snake("\x1b[31m")) + "_SCHEMA" == "VALUE_31_M_SCHEMA"

@@ -7,6 +7,8 @@ text and collisions.
 
 from __future__ import annotations
 
+import hashlib
+
 import keyword
 import re
 import unicodedata
@@ -118,10 +120,18 @@ def function_name(wire: str) -> str:
     return _unreserved(_identifier(snake(wire), "tool"), _ANNOTATION_BUILTINS)
 
 
+# OUT has a file named after each entity's class (`schemas/entities/<Class>.json`): far inside the 255 bytes a
+# file name may have, whatever title a spec gives.
+MAX_CLASS_NAME = 100
+
+
 def class_name(wire: str) -> str:
     name = _identifier(pascal(wire), "Model")
     if name in RESERVED_NAMES or keyword.iskeyword(name):
         name += "Model"
+    if len(name) > MAX_CLASS_NAME:
+        digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+        name = f"{name[: MAX_CLASS_NAME - 9]}_{digest}"
     return name
 
 
@@ -130,7 +140,8 @@ def module_name(stem: str) -> str:
 
 
 def constant_name(python_name: str) -> str:
-    return python_name.upper().strip("_") or "VALUE"
+    name = python_name.upper().strip("_") or "VALUE"
+    return f"VALUE_{name}" if name[0].isdigit() else name  # (`31_M` is no name)
 
 
 class Scope:
