@@ -228,10 +228,9 @@ def compile_changed(
         | {rel for rel, parts in modules.items() if parts.deps & changed}
         | entity_files
     )
-    needed = dirty
     diags = Diagnostics()
-    program = _namespace(previous, needed, dirty, prefixes, diags)
-    if program is None or len(diags) or _duplicates(modules, needed, program):
+    program = _namespace(previous, dirty, prefixes, diags)
+    if program is None or len(diags) or _duplicates(modules, dirty, program):
         return None  # a full compile reports the problem
     reused = {rel: parts for rel, parts in modules.items() if rel not in dirty}
     builder = PlanBuilder(program, diags, reused, [rel for rel, _ in order])
@@ -260,16 +259,15 @@ def compile_changed(
 
 def _namespace(
     previous: Previous,
-    needed: set[str],
     dirty: set[str],
     prefixes: Mapping[Path, str],
     diags: Diagnostics,
 ) -> Program | None:
-    """The namespace of the spec files `needed`, read again (those not `dirty` trusted as checked); None
+    """The namespace of the spec files `dirty`, read and checked again; None
     when one cannot be read as it was scanned."""
     parsed: list[SpecModule] = []
     for display, rel, sha in previous.sources:
-        if rel not in needed:
+        if rel not in dirty:
             continue
         source = load_source(Path(display), Path(rel), diags)
         front_end = route(Path(display))
@@ -283,7 +281,7 @@ def _namespace(
             return None
     parsed = apply_prefixes(parsed, prefixes)
     dropped: list[Any] = []
-    parsed = check_schemas(parsed, diags, trusted=needed - dirty, dropped=dropped)
+    parsed = check_schemas(parsed, diags, dropped=dropped)
     if dropped or len(diags):
         return None
     program = build_namespace(parsed, diags)

@@ -9,20 +9,14 @@ a ratchet (`conformance_remote_ratchet.json`) that only goes up.
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from codegen.compiler import compile_specs
-from codegen.passes.naming import class_name, module_name
-from codegen.writer import write_output
 from conftest import shared
-from bundling import suite_ref_map
-from test_conformance import DIALECTS, Group, Suite, report, tally
+from test_conformance import DIALECTS, Group, Suite, compiled_suite, report, tally
 
 RATCHET = Path(__file__).with_name("conformance_remote_ratchet.json")
 FILES = ("refRemote.json", "dynamicRef.json", "vocabulary.json")
@@ -47,56 +41,11 @@ def load_groups() -> list[Group]:
     ]
 
 
-def compile_groups(
-    groups: list[Group], folder: Path
-) -> tuple[dict[str, str], dict[str, str]]:
-    """Compile every group in one run; leave out the groups refused and compile the rest again."""
-    specs = folder / "specs"
-    specs.mkdir()
-    for group in groups:
-        (specs / f"{group.stem}.schema.json").write_text(
-            group.spec_text(), encoding="utf-8"
-        )
-    refused: dict[str, str] = {}
-    while True:
-        result = compile_specs([specs], ref_map=suite_ref_map())
-        if result.files is not None:
-            return result.files, refused
-        errors = [d for d in result.diagnostics.sorted() if d.severity == "error"]
-        culprits = {
-            d.span.source.path.name[: -len(".schema.json")]: d.render()
-            for d in errors
-            if d.span and d.span.source.path.parent == specs
-        }
-        assert culprits, "the compiler failed without naming a spec:\n" + "\n".join(
-            d.render() for d in errors
-        )
-        for stem, message in culprits.items():
-            refused.setdefault(stem, message)
-            (specs / f"{stem}.schema.json").unlink()
-
-
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Suite]:
     folder = tmp_path_factory.mktemp("conformance_remote")
-    groups = load_groups()
-    files, refused = compile_groups(groups, folder)
-    out = folder / PACKAGE
-    write_output(out, files)
-    sys.path.insert(0, str(folder))
-    try:
-        models = {}
-        for group in groups:
-            if group.stem not in refused:
-                module = importlib.import_module(f"{PACKAGE}.{module_name(group.stem)}")
-                models[group.stem] = getattr(module, class_name(group.entity))
-        yield Suite("draft2020-12", groups, out, refused, models)
-    finally:
-        sys.path.remove(str(folder))
-        for name in [
-            m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")
-        ]:
-            del sys.modules[name]
+    with compiled_suite("draft2020-12", load_groups(), folder, PACKAGE) as built:
+        yield built
 
 
 def test_remote_references_agree_with_the_official_suite(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span
@@ -30,12 +30,10 @@ _MAX_REPORTED = (
 def check_schemas(
     modules: list[SpecModule],
     diags: Diagnostics,
-    trusted: Collection[str] = (),
     dropped: list[Tool | Entity] | None = None,
 ) -> list[SpecModule]:
     """The modules without the tools and entities whose schemas are invalid (each reported; appended to
-    `dropped`, so that later passes still know their names). Modules from `trusted` files (relative paths
-    unchanged since a successful build) are passed through.
+    `dropped`, so that later passes still know their names).
     """
     checked = []
     for module in modules:
@@ -43,9 +41,6 @@ def check_schemas(
             dropped.extend(
                 module.dropped
             )  # left out by the front end, already reported
-        if module.source.rel.as_posix() in trusted:
-            checked.append(module)
-            continue
         tools, entities = [], []
         for tool in module.tools:
             docs = (tool.input_schema, tool.output_schema, tool.config_schema)
