@@ -75,3 +75,20 @@ def test_small_work_or_other_threads_mean_no_fork(
     assert parallel.in_background(parallel.MIN_WORK - 1, lambda: 1)() == 1
     monkeypatch.setattr(parallel.threading, "active_count", lambda: 2)
     assert parallel.in_background(parallel.MIN_WORK, lambda: 2)() == 2
+
+
+def test_the_child_takes_a_share_of_the_python_files_that_evens_out_the_work() -> None:
+    from codegen.backends.python import PythonFile, Unit
+
+    units = [Unit(f"m{i}.py", lambda: PythonFile("", {})) for i in range(10)] + [
+        Unit("__init__.py", lambda: PythonFile("", {}))
+    ]
+    weights = {f"m{i}.py": 10 for i in range(10)}
+    ours, theirs = compiler._shares(units, weights)
+    assert sorted(u.path for u in ours + theirs) == sorted(u.path for u in units)
+    assert "__init__.py" in {u.path for u in ours}  # not a module: always the parent's
+    total = sum(weights.values())
+    child = compiler.JSON_SHARE * total + sum(weights[u.path] for u in theirs)
+    parent = sum(weights[u.path] for u in ours if u.path in weights)
+    assert theirs and child <= (1 + compiler.JSON_SHARE) * total / 2
+    assert abs(child - parent) <= 2 * 10  # within one module's weight of even
