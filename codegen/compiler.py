@@ -14,7 +14,7 @@ from .backends.schemas import ExportSpans, render_exports, render_schemas
 from .compile_result import CompileResult
 from .diagnostics import Diagnostics, SpecError
 from .formatting import format_all
-from .frontends import route
+from .frontends import BRIMLEY_SUFFIXES, route
 from .incremental import compile_changed, init_key, parts_document
 from .parallel import in_background
 from .remotes import RemoteDocuments
@@ -109,10 +109,12 @@ def _compile(
         check_parameter_identity(modules, diags)
     program = build_namespace(modules, diags, dropped, unread)
     program.bundler = bundler_for(program, RemoteDocuments(ref_map, diags).fetch, diags)
-    # Brimley: entity_ref inheritance, SQL placeholders, resources (needs every file, so after the namespace)
-    from .frontends.brimley import link
+    if any(_is_brimley(m) for m in program.modules):
+        # Brimley: entity_ref inheritance, SQL placeholders, resources (needs every file, so after the
+        # namespace); imported only then, since it brings YAML, the gram grammar and pydantic.
+        from .frontends.brimley import link
 
-    link(program, diags)
+        link(program, diags)
     builder = PlanBuilder(program, diags)
     plan = (
         builder.build()
@@ -187,6 +189,10 @@ def _background_files(
 
 def _python_files(units: list[Unit]) -> dict[str, str]:
     return format_all({unit.path: unit.render() for unit in units})
+
+
+def _is_brimley(module: SpecModule) -> bool:
+    return module.source.path.name.endswith(BRIMLEY_SUFFIXES)
 
 
 def _emitted(path: str, emit: tuple[str, ...]) -> bool:

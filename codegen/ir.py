@@ -33,8 +33,8 @@ class JObject(Mapping[str, Any]):
         self,
         items: Mapping[str, Any],
         span: Span,
-        key_spans: Mapping[str, Span] | None = None,
-        value_spans: Mapping[str, Span] | None = None,
+        key_spans: Mapping[str, Span | tuple[int, int]] | None = None,
+        value_spans: Mapping[str, Span | tuple[int, int]] | None = None,
     ) -> None:
         self._items = dict(items)
         self.span = span
@@ -74,15 +74,23 @@ class JObject(Mapping[str, Any]):
 
     __hash__ = None  # type: ignore[assignment]
 
+    # The JSON reader records a key's or a scalar value's place as (start, end) offsets in the object's file,
+    # made a Span only when asked for (most never are): a Span per key and value was a fifth of its time.
     def key_span(self, key: str) -> Span:
-        return self._key_spans.get(key, self.span)
+        found = self._key_spans.get(key)
+        if found is None:
+            return self.span
+        return self.span.source.span(*found) if type(found) is tuple else found
 
     def value_span(self, key: str) -> Span:
         """Span of the value under `key` (falls back to the key, then the object)."""
         value = self._items.get(key)
         if isinstance(value, (JObject, JArray)):
             return value.span
-        return self._value_spans.get(key) or self.key_span(key)
+        found = self._value_spans.get(key)
+        if found is None:
+            return self.key_span(key)
+        return self.span.source.span(*found) if type(found) is tuple else found
 
     def replace(self, **changes: Any) -> JObject:
         items = dict(self._items)
@@ -102,10 +110,13 @@ class JArray(tuple[Any, ...]):
     """An immutable JSON array with its span and the spans of its items."""
 
     span: Span
-    item_spans: tuple[Span, ...]
+    item_spans: tuple[Span | tuple[int, int], ...]  # a scalar's: offsets, as in JObject
 
     def __new__(
-        cls, items: Any, span: Span, item_spans: tuple[Span, ...] = ()
+        cls,
+        items: Any,
+        span: Span,
+        item_spans: tuple[Span | tuple[int, int], ...] = (),
     ) -> JArray:
         self = super().__new__(cls, items)
         self.span = span
@@ -116,7 +127,10 @@ class JArray(tuple[Any, ...]):
         item = self[index]
         if isinstance(item, (JObject, JArray)):
             return item.span
-        return self.item_spans[index] if index < len(self.item_spans) else self.span
+        if index >= len(self.item_spans):
+            return self.span
+        found = self.item_spans[index]
+        return self.span.source.span(*found) if type(found) is tuple else found
 
 
 # Keywords whose values are instance data, not schemas: walks over a schema never look inside them.

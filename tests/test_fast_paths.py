@@ -91,9 +91,15 @@ def _check_item(source: Any, item: Any, span: Any) -> None:
 
 
 @settings(max_examples=400, deadline=None)
-@given(READABLE, st.sampled_from([None, 0, 1, 3, "\t"]), st.booleans(), st.booleans())
+@given(
+    READABLE,
+    st.sampled_from([None, 0, 1, 3, "\t"]),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from([None, (",", ":"), (" ,\t", " \n: ")]),
+)
 def test_json_reader_values_and_spans(
-    value: Any, indent: Any, ascii_only: bool, crlf: bool
+    value: Any, indent: Any, ascii_only: bool, crlf: bool, separators: Any
 ) -> None:
     from pathlib import Path
 
@@ -101,7 +107,9 @@ def test_json_reader_values_and_spans(
     from codegen.frontends.json.parse import parse_json
     from codegen.ir import to_plain
 
-    text = json.dumps(value, indent=indent, ensure_ascii=ascii_only)
+    text = json.dumps(
+        value, indent=indent, ensure_ascii=ascii_only, separators=separators
+    )
     if crlf:
         text = text.replace("\n", "\r\n")
     source = SourceFile(Path("t.json"), "t.json", Path("t.json"), text)

@@ -304,3 +304,15 @@ def test_a_title_of_any_length_or_digits_gives_usable_names() -> None:
     assert class_name("M31" * 3000) == long != class_name("M31" * 3001)
     assert constant_name(snake("\x1b[31m")).isidentifier()
     assert constant_name(snake("\x1b[31m")) + "_SCHEMA" == "VALUE_31_M_SCHEMA"
+
+
+def test_fields_keep_clear_of_every_public_attribute_of_the_installed_pydantic() -> None:
+    """The reserved field names are a constant (output must not depend on the pydantic beside codegen): the
+    pydantic generated code runs on must not have added a public attribute a field could shadow."""
+    from pydantic import BaseModel, RootModel
+
+    from codegen.passes.naming import FIELD_RESERVED, field_name
+
+    public = {n for n in dir(BaseModel) + dir(RootModel) if not n.startswith("_")}
+    assert public <= FIELD_RESERVED
+    assert {field_name(name) for name in public} == {name + "_" for name in public}

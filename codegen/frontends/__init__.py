@@ -16,6 +16,7 @@ from ..ir import SpecModule
 FrontEnd = Callable[[SourceFile, Diagnostics], SpecModule]
 # A file named otherwise is never a spec (a `.sql` file is one only if it opens with the Brimley block).
 SPEC_SUFFIXES = (".gram", ".json", ".yaml", ".yml", ".sql")
+BRIMLEY_SUFFIXES = (".yaml", ".yml", ".sql")
 
 
 def route(path: Path) -> FrontEnd | None:
@@ -33,7 +34,7 @@ def route(path: Path) -> FrontEnd | None:
         from .json import load_tool_file
 
         return load_tool_file
-    if name.endswith((".yaml", ".yml")):
+    if name.endswith((".yaml", ".yml")):  # BRIMLEY_SUFFIXES
         from .brimley import load_brimley_yaml
 
         return load_brimley_yaml

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..sqlscan import render, scan
 from ..ir import JArray, JObject, Resource, SpecModule, Tool, schema_objects, to_plain
 from ..runtime.validation import is_valid
 from ..plan import (
@@ -87,6 +86,8 @@ def sql_plan(
 ) -> SqlPlan:
     """The generated implementation of a SQL tool: its text for `text()`, its binds and its row mapping."""
     assert tool.sql is not None
+    from ..sqlscan import render, scan  # imported by the first SQL tool: a compile without one never needs it
+
     found = scan(tool.sql.text)
     attrs = {f.wire_name: f.py_name for f in fields}
     context = {p.wire: p for p in params if p.from_context is not None}

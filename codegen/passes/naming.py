@@ -97,21 +97,50 @@ def _unreserved(name: str, reserved: Collection[str]) -> str:
     return name
 
 
-@lru_cache(maxsize=1)
-def _field_reserved() -> frozenset[str]:
-    """Names a field must not take: attributes of BaseModel/RootModel (`schema`, `json`, `copy`, `model_config`,
-    ...), builtins our annotations use, `self` (the stub methods' own first parameter) and `kwargs` (the pydantic
-    mypy plugin's name for the extra keywords of the `__init__` it writes). Pydantic is imported here, on first
-    use, to keep it off the start-up path of compiles that name no fields.
-    """
-    from pydantic import BaseModel, RootModel
-
-    attributes = {n for n in dir(BaseModel) + dir(RootModel) if not n.startswith("_")}
-    return frozenset(attributes | {"root", "self", "kwargs"} | _ANNOTATION_BUILTINS)
+# The public attributes of pydantic's BaseModel and RootModel (`schema`, `json`, `copy`, `model_config`, ...):
+# a field must not take one. A constant, not read from the pydantic installed beside codegen, so that output
+# does not depend on it (and compiles do not import it); tests/test_generated_names.py checks that the pydantic
+# the generated code runs on adds none.
+PYDANTIC_ATTRIBUTES = frozenset(
+    {
+        "construct",
+        "copy",
+        "dict",
+        "from_orm",
+        "json",
+        "model_computed_fields",
+        "model_config",
+        "model_construct",
+        "model_copy",
+        "model_dump",
+        "model_dump_json",
+        "model_extra",
+        "model_fields",
+        "model_fields_set",
+        "model_json_schema",
+        "model_parametrized_name",
+        "model_post_init",
+        "model_rebuild",
+        "model_validate",
+        "model_validate_json",
+        "model_validate_strings",
+        "parse_file",
+        "parse_obj",
+        "parse_raw",
+        "schema",
+        "schema_json",
+        "update_forward_refs",
+        "validate",
+    }
+)
+# Names a field must not take: pydantic's, builtins our annotations use, `root` (RootModel's field), `self` (the
+# stub methods' own first parameter) and `kwargs` (the pydantic mypy plugin's name for the extra keywords of the
+# `__init__` it writes).
+FIELD_RESERVED = PYDANTIC_ATTRIBUTES | {"root", "self", "kwargs"} | _ANNOTATION_BUILTINS
 
 
 def field_name(wire: str) -> str:
-    name = _unreserved(_identifier(snake(wire), "field"), _field_reserved())
+    name = _unreserved(_identifier(snake(wire), "field"), FIELD_RESERVED)
     # Pydantic reserves the `model_` prefix for its own (present and future) methods.
     return name + "_" if name.startswith("model_") and not name.endswith("_") else name
 

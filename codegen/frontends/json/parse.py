@@ -30,6 +30,10 @@ _COLON = re.compile(r"[ \t\r\n]*:")
 _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
+# A key without escapes and its colon, a string without escapes, and what follows an object's member.
+_PLAIN_KEY = re.compile(r'[ \t\r\n]*"([^"\\\x00-\x1f]*)"[ \t\r\n]*:[ \t\r\n]*')
+_PLAIN_STRING = re.compile(r'"([^"\\\x00-\x1f]*)"')
+_NEXT_MEMBER = re.compile(r"[ \t\r\n]*([,}])")
 _INTEGER_PART = re.compile(r"[-+]?([0-9_]*)")
 
 _TOO_LARGE = f"the number is too large (more than {MAX_INT_DIGITS} digits, or beyond a float's range)"
@@ -84,14 +88,15 @@ class _Reader:
         _set(span, "width", end - start if end > start else 1)
         return span
 
-    def value(self, depth: int) -> tuple[Any, Span]:
+    def value(self, depth: int) -> tuple[Any, Span | tuple[int, int]]:
+        """The value here, and its Span (an object or array) or its (start, end) offsets (see JObject)."""
         if depth > MAX_DEPTH:
             raise self.fail(f"nesting deeper than {MAX_DEPTH} levels", code="too-deep")
         text = self.text
         start = self.pos = _WS.match(text, self.pos).end()  # type: ignore[union-attr]
         ch = text[start : start + 1]
         if ch == '"':
-            return self.string(), self.span(start, self.pos)
+            return self.string(), (start, self.pos)
         if ch == "{":
             return self.object(depth)
         if ch == "[":
@@ -99,11 +104,11 @@ class _Reader:
         match = _NUMBER.match(text, start)
         if match and match.end() > start:
             self.pos = match.end()
-            return self.number(match.group(), start), self.span(start, self.pos)
+            return self.number(match.group(), start), (start, self.pos)
         for word, literal in _LITERALS.items():
             if text.startswith(word, start):
                 self.pos = start + len(word)
-                return literal, self.span(start, self.pos)
+                return literal, (start, self.pos)
         raise self.fail(f"expected a JSON value, found {self.describe_here()}")
 
     def number(self, text: str, start: int) -> int | float:
@@ -143,14 +148,54 @@ class _Reader:
         text = self.text
         start = self.pos
         items: dict[str, Any] = {}
-        key_spans: dict[str, Span] = {}
-        value_spans: dict[str, Span] = {}
+        key_spans: dict[str, tuple[int, int]] = {}
+        value_spans: dict[str, Span | tuple[int, int]] = {}
         pos = self.pos = _WS.match(text, start + 1).end()  # type: ignore[union-attr]
         if text.startswith("}", pos):
             self.pos = pos + 1
             span = self.span(start, start + 1)
             return JObject(items, span), span
+        plain = (
+            not self.raw_surrogates
+        )  # (else every string is checked for lone surrogates)
         while True:
+            # The common member, `"key": "text"` or `"key": <value>` without escapes, in few matches: this loop
+            # runs once per key of every spec. Anything else takes the careful path below (which reports errors).
+            member = _PLAIN_KEY.match(text, self.pos) if plain else None
+            if member is not None:
+                key = member.group(1)
+                key_span = (member.start(1) - 1, member.end(1) + 1)
+                if key in items:
+                    self.diags.error(
+                        "json-duplicate-key",
+                        f"duplicate key {key!r} in one object",
+                        self.span(*key_span),
+                        ("first defined here", self.span(*key_spans[key])),
+                    )
+                string = (
+                    _PLAIN_STRING.match(text, member.end())
+                    if depth < MAX_DEPTH
+                    else None
+                )
+                if string is not None:
+                    items[key] = string.group(1)
+                    value_spans[key] = (string.start(), string.end())
+                    self.pos = string.end()
+                else:
+                    self.pos = member.end()
+                    items[key], value_spans[key] = self.value(depth + 1)
+                key_spans[key] = key_span
+                after = _NEXT_MEMBER.match(text, self.pos)
+                if after is not None:
+                    self.pos = after.end()
+                    if after.group(1) == ",":
+                        continue
+                    span = self.span(start, start + 1)
+                    return JObject(items, span, key_spans, value_spans), span
+                self.skip()
+                raise self.fail(
+                    f"expected ',' or '}}' in an object, found {self.describe_here()}"
+                )
             key_start = self.pos = _WS.match(text, self.pos).end()  # type: ignore[union-attr]
             if not text.startswith('"', key_start):
                 raise self.fail(
@@ -163,13 +208,13 @@ class _Reader:
                 key = self.string()
             else:
                 self.pos = match.end()
-            key_span = self.span(key_start, self.pos)
+            key_span = (key_start, self.pos)
             if key in items:
                 self.diags.error(
                     "json-duplicate-key",
                     f"duplicate key {key!r} in one object",
-                    key_span,
-                    ("first defined here", key_spans[key]),
+                    self.span(*key_span),
+                    ("first defined here", self.span(*key_spans[key])),
                 )
             colon = _COLON.match(text, self.pos)
             if colon is None:
@@ -198,7 +243,7 @@ class _Reader:
         text = self.text
         start = self.pos
         items: list[Any] = []
-        spans: list[Span] = []
+        spans: list[Span | tuple[int, int]] = []
         pos = self.pos = _WS.match(text, start + 1).end()  # type: ignore[union-attr]
         if text.startswith("]", pos):
             self.pos = pos + 1
