@@ -268,3 +268,54 @@ def test_dump_json_sharing_text_between_values(member: Any, other: Any) -> None:
     for value in values:
         expected = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
         assert dump_json(value, shared) == expected
+
+
+# -- a field's default checked against its subschema alone -------------------------------------------------
+
+FIELD_SCHEMAS = st.recursive(
+    st.sampled_from(
+        [
+            {"type": "string", "maxLength": 3},
+            {"type": "integer", "minimum": 0},
+            {"enum": [1, "a", None]},
+            {"$ref": "#/$defs/small"},
+            {"const": [1, 2]},
+            {"type": "array", "items": {"type": "number"}},
+            True,
+            False,
+        ]
+    ),
+    lambda inner: st.lists(inner, min_size=1, max_size=3).map(lambda b: {"anyOf": b})
+    | inner.map(lambda s: {"not": s})
+    | inner.map(lambda s: {"type": "object", "properties": {"x": s}}),
+    max_leaves=6,
+)
+DEFAULTS = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["", "a", "abcd"]),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.just("x"), inner),
+    max_leaves=4,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(FIELD_SCHEMAS, DEFAULTS)
+def test_a_default_is_judged_as_against_the_whole_document(
+    field: Any, default: Any
+) -> None:
+    from pathlib import Path
+
+    from codegen.diagnostics import Diagnostics, SourceFile
+    from codegen.frontends.json.parse import parse_json
+    from codegen.passes.pytypes import _default_fits
+    from codegen.runtime.validation import is_valid
+
+    root = {
+        "type": "object",
+        "properties": {"f": field},
+        "$defs": {"small": {"type": "integer", "maximum": 1}},
+    }
+    source = SourceFile(Path("t.json"), "t.json", Path("t.json"), json.dumps(root))
+    parsed = parse_json(source, Diagnostics())  # JObjects, as planning sees them
+    expected = is_valid(default, root, pointer="/properties/f")
+    sub = parsed["properties"]["f"]
+    assert _default_fits(default, sub, root, "/properties/f") == expected

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ..diagnostics import Diagnostics
-from ..ir import JArray, JObject, to_plain
+from ..ir import JArray, JObject, schema_objects, to_plain
 from ..plan import ANY, NONE, FieldPlan, ModelPlan, ModulePlan, PyType
 from ..runtime.validation import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, is_valid
 from .native import NativeTyper, object_model_is_native
@@ -184,7 +184,7 @@ class DocumentTyper:
         optional = kind if kind.nullable else PyType.union([kind, NONE])
         if isinstance(sub, JObject) and "default" in sub:
             default = to_plain(sub["default"])
-            if is_valid(default, self.plain_root, pointer=pointer):
+            if _default_fits(default, sub, self.plain_root, pointer):
                 return FieldPlan(
                     py_name,
                     wire,
@@ -404,3 +404,15 @@ def _description(schema: Any) -> str | None:
     if isinstance(schema, JObject) and isinstance(schema.get("description"), str):
         return str(schema["description"])
     return None
+
+
+_REFERENCES = ("$ref", "$dynamicRef", "$recursiveRef")
+
+
+def _default_fits(default: Any, sub: Any, root: Any, pointer: str) -> bool:
+    """Whether `default` is valid against the subschema at `pointer` of `root` (`sub`). A subschema that
+    refers to nothing is checked alone: indexing the whole document for each default cost a tenth of
+    planning."""
+    if any(key in node for node in schema_objects(sub) for key in _REFERENCES):
+        return is_valid(default, root, pointer=pointer)
+    return is_valid(default, to_plain(sub))
