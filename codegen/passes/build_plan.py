@@ -272,9 +272,9 @@ class PlanBuilder:
         return result
 
     def _typer(self, doc: Document, const: str, plan: ModulePlan) -> DocumentTyper:
-        plan.constants[const] = to_plain(doc.schema)
+        plain = plan.constants[const] = to_plain(doc.schema)
         return DocumentTyper(
-            doc, const, plan, self.classes, self.entity_classes, self.diags
+            doc, const, plan, self.classes, self.entity_classes, self.diags, plain
         )
 
     def _entity(

@@ -78,9 +78,11 @@ class DocumentTyper:
         classes: Scope,
         entity_classes: dict[str, str],
         diags: Diagnostics,
+        plain: Any = None,
     ) -> None:
         self.doc = doc
-        self.plain_root = to_plain(doc.schema)
+        # `plain`: the document as plain JSON, when the caller has it already (it is the module's constant)
+        self.plain_root = to_plain(doc.schema) if plain is None else plain
         self.const = const
         self.module = module
         self.classes = classes
