@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import hashlib
 from functools import partial
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +16,7 @@ from .diagnostics import Diagnostics, SpecError
 from .formatting import format_all
 from .frontends import BRIMLEY_SUFFIXES, route
 from .incremental import compile_changed, init_key, parts_document
-from .parallel import in_background
+from .parallel import WorkQueue, in_background
 from .remotes import RemoteDocuments
 from .sources import discover, load_source
 from .config import EMIT_CHOICES
@@ -25,7 +25,7 @@ from .passes.build_plan import PlanBuilder
 from .passes.bundle import bundler_for
 from .passes.check_schemas import check_schemas
 from .passes.resolve import apply_prefixes, build_namespace
-from .plan import ModulePlan, PackagePlan
+from .plan import PackagePlan
 
 if TYPE_CHECKING:
     from .cache import Previous
@@ -122,19 +122,25 @@ def _compile(
     if diags.has_errors:
         return result
     result.tools = len(plan.tools)
-    # The JSON files and a share of the Python files are rendered beside the other Python files, in a child
-    # process when a core is free for it; the share evens out the two processes' work.
+    # The JSON files are rendered beside the Python files, in a child process when a core is free for it; the
+    # modules go to whichever process is free first, so that both finish together whatever the mix of work.
     units = python_units(plan)
-    weights = {module.path: _weight(module) for module in plan.modules}
-    ours, theirs = _shares(units, weights)
-    background = in_background(
-        sum(weights.values()), partial(_background_files, plan, theirs)
-    )
-    files = _python_files(ours)
+    module_paths = {module.path for module in plan.modules}
+    modules = [unit for unit in units if unit.path in module_paths]
+    queue = WorkQueue(len(modules))
+    work = len(plan.tools) + sum(len(m.fields) for p in plan.modules for m in p.models)
+    background = in_background(work, partial(_background_files, plan, modules, queue))
+    try:
+        files = _python_files(unit for unit in units if unit.path not in module_paths)
+        files.update(_python_files(modules[index] for index in queue))
+    finally:
+        queue.close()
     files.update(runtime_files(plan))
     files["py.typed"] = ""
     schemas, spans = background()
     files.update(schemas)
+    # the modules the queue could not hold, or that a child which failed took
+    files.update(_python_files(unit for unit in modules if unit.path not in files))
     result.files = {
         path: text for path, text in sorted(files.items()) if _emitted(path, emit)
     }
@@ -144,50 +150,20 @@ def _compile(
     return result
 
 
-# Rendering a module's JSON files costs about this share of rendering its Python (bench/run.py's tools: 0.4 s
-# against 1.0 s for 1,000 tools); it only decides how the work is shared, never what is rendered.
-JSON_SHARE = 0.45
-
-
-def _weight(module: ModulePlan) -> int:
-    """A module's rendering work: its tools and its models' fields."""
-    return len(module.tools) + sum(len(model.fields) for model in module.models)
-
-
-def _shares(
-    units: list[Unit], weights: dict[str, int]
-) -> tuple[list[Unit], list[Unit]]:
-    """The Python files this process renders, and those rendered with the JSON files: modules from the last,
-    while the JSON files and they make at most half of all the work."""
-    total = sum(weights.values())
-    half = (1 + JSON_SHARE) * total / 2
-    theirs_work = JSON_SHARE * total
-    ours: list[Unit] = []
-    theirs: list[Unit] = []
-    for unit in reversed(units):
-        weight = weights.get(unit.path)
-        if weight is not None and theirs_work + weight <= half:
-            theirs_work += weight
-            theirs.append(unit)
-        else:
-            ours.append(unit)
-    return ours, theirs
-
-
 def _background_files(
-    plan: PackagePlan, units: list[Unit]
+    plan: PackagePlan, modules: list[Unit], queue: WorkQueue
 ) -> tuple[dict[str, str], ExportSpans]:
-    """The schema files, the export files and the Python files of `units`; where each tool stands in the
-    export files."""
+    """The schema files, the export files, then the modules it takes from `queue`; where each tool stands
+    in the export files."""
     shared: dict[int, Any] = {}  # the text of objects both write (exports.dump_json)
     files = render_schemas(plan, shared)
     exported, spans = render_exports(plan, shared)
     files.update(exported)
-    files.update(_python_files(units))
+    files.update(_python_files(modules[index] for index in queue))
     return files, spans
 
 
-def _python_files(units: list[Unit]) -> dict[str, str]:
+def _python_files(units: Iterable[Unit]) -> dict[str, str]:
     return format_all({unit.path: unit.render() for unit in units})
 
 

@@ -13,7 +13,7 @@ import contextlib
 import marshal
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -79,3 +79,47 @@ def _child(read_end: int, write_end: int, function: Callable[[], Any]) -> None:
         status = 0
     finally:
         os._exit(status)  # no atexit handlers, no flushing of the parent's buffers
+
+
+class WorkQueue:
+    """The numbers 0 to n - 1, each handed out once, to whichever of a process and its forked child asks first,
+    so that two processes share work of unknown cost evenly. It is a pipe both read: a read of four bytes from
+    a pipe is never split between readers. Numbers the pipe could not hold (or all, without a pipe) are never
+    handed out: the caller does what nobody took.
+    """
+
+    _CHUNK = 1024  # numbers written at once: 4,096 bytes, which a pipe takes whole or not at all
+
+    def __init__(self, count: int) -> None:
+        self._fd: int | None = None
+        try:
+            read_end, write_end = os.pipe()
+        except OSError:
+            return
+        try:
+            os.set_blocking(write_end, False)
+            for start in range(0, count, self._CHUNK):
+                numbers = range(start, min(start + self._CHUNK, count))
+                os.write(write_end, b"".join(n.to_bytes(4, "big") for n in numbers))
+        except OSError:  # full (BlockingIOError) or failing: the rest is the caller's
+            pass
+        finally:
+            os.close(write_end)  # an empty pipe then reads as its end
+        self._fd = read_end
+
+    def __iter__(self) -> Iterator[int]:
+        """The numbers this process takes, until none is left."""
+        while self._fd is not None:
+            try:
+                data = os.read(self._fd, 4)
+            except OSError:
+                data = b""
+            if len(data) != 4:
+                self.close()
+                return
+            yield int.from_bytes(data, "big")
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None

@@ -4,8 +4,11 @@ same as rendering them in the process, and a child that fails only means the par
 
 from __future__ import annotations
 
+import json
 import os
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -77,18 +80,49 @@ def test_small_work_or_other_threads_mean_no_fork(
     assert parallel.in_background(parallel.MIN_WORK, lambda: 2)() == 2
 
 
-def test_the_child_takes_a_share_of_the_python_files_that_evens_out_the_work() -> None:
-    from codegen.backends.python import PythonFile, Unit
+def test_a_work_queue_hands_each_number_to_one_process_once(tmp_path: Path) -> None:
+    queue = parallel.WorkQueue(500)
+    pid = os.fork()
+    if pid == 0:  # the child: note what it takes, slowly
+        status = 1
+        try:
+            taken = []
+            for number in queue:
+                taken.append(number)
+                time.sleep(0.0005)
+            (tmp_path / "child").write_text(json.dumps(taken))
+            status = 0
+        finally:
+            os._exit(status)
+    ours = []
+    for number in queue:
+        ours.append(number)
+        time.sleep(0.0005)
+    os.waitpid(pid, 0)
+    theirs = json.loads((tmp_path / "child").read_text())
+    assert sorted(ours + theirs) == list(range(500))
+    assert ours and theirs  # both took some
 
-    units = [Unit(f"m{i}.py", lambda: PythonFile("", {})) for i in range(10)] + [
-        Unit("__init__.py", lambda: PythonFile("", {}))
-    ]
-    weights = {f"m{i}.py": 10 for i in range(10)}
-    ours, theirs = compiler._shares(units, weights)
-    assert sorted(u.path for u in ours + theirs) == sorted(u.path for u in units)
-    assert "__init__.py" in {u.path for u in ours}  # not a module: always the parent's
-    total = sum(weights.values())
-    child = compiler.JSON_SHARE * total + sum(weights[u.path] for u in theirs)
-    parent = sum(weights[u.path] for u in ours if u.path in weights)
-    assert theirs and child <= (1 + compiler.JSON_SHARE) * total / 2
-    assert abs(child - parent) <= 2 * 10  # within one module's weight of even
+
+def test_numbers_a_pipe_cannot_hold_are_left_to_the_caller() -> None:
+    taken = list(parallel.WorkQueue(10**6))
+    assert 0 < len(taken) < 10**6 and taken == list(range(len(taken)))
+
+
+def test_modules_a_failing_child_took_are_rendered_by_the_parent(
+    specs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alone = _compile(specs)
+    forks = _forking(monkeypatch)
+    parent = os.getpid()
+    render = compiler._python_files
+
+    def failing_in_the_child(units: Any) -> dict[str, str]:
+        if os.getpid() != parent:
+            list(units)  # takes its modules off the queue, then fails
+            raise RuntimeError("the child fails")
+        return render(units)
+
+    monkeypatch.setattr(compiler, "_python_files", failing_in_the_child)
+    assert _compile(specs) == alone
+    assert len(forks) == 1
