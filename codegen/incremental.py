@@ -223,11 +223,8 @@ def compile_changed(
     # Files defining entities are compiled again too: whether a model is a NativeModel depends on the models
     # it uses (passes/native.py), and the entities' models are the ones used across files.
     entity_files = {rel for rel, parts in modules.items() if parts.entity_claims}
-    dirty = (
-        changed
-        | {rel for rel, parts in modules.items() if parts.deps & changed}
-        | entity_files
-    )
+    affected = changed | {rel for rel, parts in modules.items() if parts.deps & changed}
+    dirty = affected | entity_files
     diags = Diagnostics()
     program = _namespace(previous, dirty, prefixes, diags)
     if program is None or len(diags) or _duplicates(modules, dirty, program):
@@ -241,7 +238,16 @@ def compile_changed(
     if len(diags):
         return None
     try:
-        files, new_spans = _files(plan, previous.out_files, reused, spans, init)
+        # An entity file no change reaches is planned again (for the models that use its entities) but, when
+        # it claimed the names it claimed before, rendered as before: nothing its module is made of changed.
+        unaffected = {
+            modules[rel].path
+            for rel in entity_files - affected
+            if _module_document(builder.parts[rel]) == _module_document(modules[rel])
+        }
+        files, new_spans = _files(
+            plan, previous.out_files, reused, spans, init, unaffected
+        )
     except Unusable:
         return None
     result = CompileResult(files, diags, previous.read, previous.ignored)
@@ -321,9 +327,11 @@ def _files(
     reused: Mapping[str, ModuleParts],
     spans: ExportSpans,
     init: str,
+    unaffected: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> tuple[dict[str, str], ExportSpans]:
-    """Every file of OUT: those of the modules compiled again rendered, those of the reused ones as OUT has
-    them, and the package-wide ones composed again (`__init__.py` only when what it is made of changed).
+    """Every file of OUT: those of the modules compiled again rendered (but the Python files `unaffected`),
+    those of the reused ones as OUT has them, and the package-wide ones composed again (`__init__.py` only
+    when what it is made of changed).
     """
 
     def kept(rel: str) -> str:
@@ -336,8 +344,13 @@ def _files(
     if init_key(plan) == init:
         reused_paths.add("__init__.py")
         kept_init = kept("__init__.py")
-    units = [unit for unit in python_units(plan) if unit.path not in reused_paths]
+    units = [
+        unit
+        for unit in python_units(plan)
+        if unit.path not in reused_paths and unit.path not in unaffected
+    ]
     files = format_all({unit.path: unit.render() for unit in units})
+    files.update({path: kept(path) for path in unaffected})
     if "__init__.py" in reused_paths:
         files["__init__.py"] = kept_init
     kept_modules = {parts.dotted for parts in reused.values()}

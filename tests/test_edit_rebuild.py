@@ -107,6 +107,40 @@ def test_an_edit_recompiles_only_its_file_and_out_matches_a_full_build(
     assert (project / "out" / "gamma.py").stat().st_mtime_ns == gamma
 
 
+ENTITY_MODULE = "entities/user.py"  # the module of entities/User.schema.json
+
+
+def test_an_entity_file_no_edit_reaches_keeps_its_module_unless_its_names_change(
+    project: Path,
+    reuses: list[bool],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An entity file is planned again on every edit, but its module is rendered only when its names moved:
+    here another entity file takes the name of User's nested model, `UserNested`."""
+    rendered: list[str] = []
+    render = incremental.format_all
+
+    def noting(files: dict[str, Any]) -> dict[str, str]:
+        rendered.extend(files)
+        return render(files)
+
+    monkeypatch.setattr(incremental, "format_all", noting)
+    account = project / "specs" / "entities" / "Account.schema.json"
+    account.write_text(json.dumps(_entity("Account")))
+    assert cli.main(["specs", "-o", "out"]) == 0
+    (project / "specs" / "beta.json").write_text(
+        json.dumps([_tool("beta", "Edited."), _tool("beta_two")])
+    )
+    assert _same_as_a_full_build(capsys)[0] == 0
+    assert "beta.py" in rendered and ENTITY_MODULE not in rendered
+    account.write_text(json.dumps(_entity("UserNested")))  # User's nested model's name
+    rendered.clear()
+    assert _same_as_a_full_build(capsys)[0] == 0
+    assert reuses == [False, True, False, True, False]
+    assert ENTITY_MODULE in rendered
+
+
 def test_an_edited_entity_recompiles_the_files_embedding_it(
     project: Path, reuses: list[bool], capsys: pytest.CaptureFixture[str]
 ) -> None:
