@@ -89,12 +89,27 @@ def codegen_digest() -> str:
             h.update(f"{name}\0{origin}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
     package = Path(__file__).resolve().parent
     for root in (package, data_dir("templates"), data_dir("grammars")):
-        for path in sorted(root.rglob("*")):
-            if "__pycache__" in path.parts or not path.is_file():
-                continue
-            h.update(f"{path.relative_to(root).as_posix()}\0".encode())
-            h.update(hashlib.sha256(path.read_bytes()).digest())
+        for rel, path in _files_under(str(root)):
+            h.update(f"{rel}\0".encode())
+            with open(path, "rb") as handle:
+                h.update(hashlib.sha256(handle.read()).digest())
     return h.hexdigest()
+
+
+def _files_under(root: str, rel: str = "") -> list[tuple[str, str]]:
+    """(path relative to `root`, with `/`; path) of every file under `root` but bytecode caches, in the order
+    of the relative paths (os.scandir, not pathlib: this runs on every no-op rebuild)."""
+    found: list[tuple[str, str]] = []
+    with os.scandir(root) as entries:
+        for entry in entries:
+            if entry.name == "__pycache__":
+                continue
+            name = f"{rel}{entry.name}"
+            if entry.is_dir(follow_symlinks=True):
+                found.extend(_files_under(entry.path, name + "/"))
+            elif entry.is_file(follow_symlinks=True):
+                found.append((name, entry.path))
+    return sorted(found)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import os
 from pathlib import Path
 from typing import Any
@@ -168,7 +169,7 @@ def test_a_changed_input_invalidates_the_record(
 
 
 def test_codegens_digest_covers_its_version_source_and_templates(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     cache.codegen_digest.cache_clear()
     before = cache.codegen_digest()
@@ -179,11 +180,16 @@ def test_codegens_digest_covers_its_version_source_and_templates(
     monkeypatch.undo()
     assert cache.codegen_digest() == before
     cache.codegen_digest.cache_clear()
-    original = Path.read_bytes
+    # the same templates, one of them a byte longer
+    templates = tmp_path / "templates"
+    shutil.copytree(cache.data_dir("templates"), templates)
+    module = templates / "module.py.jinja"
+    module.write_bytes(module.read_bytes() + b"#")
+    original = cache.data_dir
     monkeypatch.setattr(
-        Path,
-        "read_bytes",
-        lambda self: original(self) + (b"#" if self.suffix == ".jinja" else b""),
+        cache,
+        "data_dir",
+        lambda name: templates if name == "templates" else original(name),
     )
     assert cache.codegen_digest() != before
     cache.codegen_digest.cache_clear()
