@@ -7,13 +7,14 @@ The peer is given each tool's parameter schema as its own JSON Schema file (enti
 files' `$ref`s) and writes Pydantic v2 models in both of its formatter modes: its default (black + isort) and
 its builtin formatter (`--formatters builtin`, no external formatter). codegen compiles the tool files
 themselves (`python -m codegen SPECS -o OUT --no-cache`). Each writes a package into an empty folder, as a
-process of its own; the ratios of the times are the figures.
+process of its own, `--runs` times in turn; the ratios of the median times are the figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -70,6 +71,12 @@ def main() -> None:
     )
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000])
     parser.add_argument(
+        "--runs",
+        type=int,
+        default=3,
+        help="builds of each (taken in turn, each into a new folder); the medians are compared",
+    )
+    parser.add_argument(
         "--validation",
         action="store_true",
         help="time validation instead of compilation (bench/validation.py)",
@@ -93,23 +100,35 @@ def main() -> None:
             specs, peer_in = Path(tmp) / "specs", Path(tmp) / "peer_in"
             make_specs(specs, count)
             peer_input(specs, peer_in)
-            ours = _timed(
-                [
-                    sys.executable,
-                    "-m",
-                    "codegen",
-                    str(specs),
-                    "-o",
-                    str(Path(tmp) / "ours"),
-                ]
-                + ["-q", "--no-cache"]
-            )
-            peer = partial(peer_command, args.datamodel_codegen, peer_in)
-            default = _timed(peer(Path(tmp) / "theirs"))
-            builtin = _timed(peer(Path(tmp) / "theirs_builtin", builtin=True))
+            times: dict[str, list[float]] = {"ours": [], "default": [], "builtin": []}
+            for run in range(
+                args.runs
+            ):  # in turn, so that a slow spell of the machine hits all three
+                out = Path(tmp) / f"run{run}"
+                times["ours"].append(
+                    _timed(
+                        [sys.executable, "-m", "codegen", str(specs), "-o"]
+                        + [str(out / "ours"), "-q", "--no-cache"]
+                    )
+                )
+                peer = partial(peer_command, args.datamodel_codegen, peer_in)
+                times["default"].append(_timed(peer(out / "theirs")))
+                times["builtin"].append(
+                    _timed(peer(out / "theirs_builtin", builtin=True))
+                )
+            ours, default, builtin = (statistics.median(times[k]) for k in times)
             print(
                 f"{count:>6} {ours:>10.2f} {default:>14.2f} {default / ours:>6.2f}"
                 f" {builtin:>10.2f} {builtin / ours:>6.2f}"
+            )
+            print(
+                "        (each run, s: codegen "
+                + " ".join(f"{t:.2f}" for t in times["ours"])
+                + "; black+isort "
+                + " ".join(f"{t:.2f}" for t in times["default"])
+                + "; builtin "
+                + " ".join(f"{t:.2f}" for t in times["builtin"])
+                + ")"
             )
 
 
