@@ -19,6 +19,8 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # Templates do not change during a compile: without this, every `include` (one per tool) stats its file.
+        auto_reload=False,
     )
     env.filters["py"] = py_literal
     env.filters["doc"] = _doc
