@@ -10,7 +10,9 @@ import hashlib
 import ast
 import importlib
 import json
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -106,6 +108,8 @@ def _applicators(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
             "then": inner,
             "else": inner,
             "dependentSchemas": st.dictionaries(KEYS, inner, max_size=2),
+            "unevaluatedProperties": inner,
+            "unevaluatedItems": inner,
             "$ref": st.just("#/$defs/it"),
         },
     )
@@ -133,6 +137,10 @@ OWN_NAMES = {
     "matched",
     "hits",
     "found",
+    "ann",
+    "outer",
+    "left_names",
+    "left_indices",
     "Any",
     "_checks",
     "frozenset",
@@ -202,6 +210,8 @@ def test_spec_text_only_ever_becomes_a_literal(key: str, value: Any) -> None:
         "patternProperties": {re.escape(key): {"const": key}},
         "additionalProperties": False,
         "dependentRequired": {key: [key + "!"]},
+        "anyOf": [{"properties": {key: True}}, {"required": [key + "?"]}],
+        "unevaluatedProperties": {"not": {"const": key}},
     }
     check, source = _compile(schema)
     for instance in ({key: value}, {key: key}, {}, {key + "?": 1}, {"x": [key]}):
@@ -252,7 +262,6 @@ def test_what_stays_interpreted() -> None:
         "$defs": {"a": {"allOf": [{"$ref": "#/$defs/b"}]}, "b": {"$ref": "#/$defs/a"}}
     }
     assert checks.entry(loop, "/$defs/a") is None
-    assert checks.entry({"unevaluatedProperties": False}, "") is None
     assert checks.entry({"$id": "urn:x", "type": "string"}, "") is None
     assert (
         checks.entry({"$defs": {"a": {"$dynamicAnchor": "a"}}, "$dynamicRef": "#a"}, "")
@@ -263,7 +272,7 @@ def test_what_stays_interpreted() -> None:
     )  # refused by the linear-time engine
     one_of = {"oneOf": [{"type": "string"}, {"not": {}}]}
     assert checks.entry(one_of, "", "ONE_OF_SCHEMA") is not None
-    assert (checks.compiled, checks.interpreted) == (1, 5)
+    assert (checks.compiled, checks.interpreted) == (1, 4)
     assert len(checks.functions) == 4  # nothing is left behind by the refused ones
     label = hashlib.sha256(b"ONE_OF_SCHEMA").hexdigest()[
         :4
@@ -422,37 +431,46 @@ def test_dispatch_checks_arguments_by_the_compiled_check(
 LONG = "k" * 120
 
 
-@pytest.mark.parametrize(
-    "schema",
-    [
-        {
-            "properties": {
-                LONG: {"not": {"const": "v" * 100}},
-                "b": {"enum": list(range(40))},
-            },
-            "required": [LONG, "r" * 90],
-            "dependentRequired": {"d" * 90: ["e" * 90]},
-            "dependentSchemas": {LONG: {"minProperties": 2}},
-            "patternProperties": {"^x" + "y" * 90: {"maxLength": 3}},
-            "additionalProperties": {"type": ["string", "number", "boolean", "null"]},
-            "propertyNames": {"pattern": "^[a-z]" + "z" * 80},
+LAID_OUT: list[Any] = [
+    {
+        "properties": {
+            LONG: {"not": {"const": "v" * 100}},
+            "b": {"enum": list(range(40))},
         },
-        {
-            "type": "array",
-            "prefixItems": [{"type": "string"}, {"multipleOf": 0.1}],
-            "items": False,
-            "contains": {"oneOf": [{"type": "string"}] * 12},
-            "minContains": 2,
-            "maxContains": 3,
-            "uniqueItems": True,
-            "minItems": 1,
-        },
-        {
-            "if": {"const": LONG},
-            "then": {"anyOf": [{"minimum": 10**30}, {"exclusiveMaximum": -0.5}]},
-        },
-    ],
-)
+        "required": [LONG, "r" * 90],
+        "dependentRequired": {"d" * 90: ["e" * 90]},
+        "dependentSchemas": {LONG: {"minProperties": 2}},
+        "patternProperties": {"^x" + "y" * 90: {"maxLength": 3}},
+        "additionalProperties": {"type": ["string", "number", "boolean", "null"]},
+        "propertyNames": {"pattern": "^[a-z]" + "z" * 80},
+    },
+    {
+        "type": "array",
+        "prefixItems": [{"type": "string"}, {"multipleOf": 0.1}],
+        "items": False,
+        "contains": {"oneOf": [{"type": "string"}] * 12},
+        "minContains": 2,
+        "maxContains": 3,
+        "uniqueItems": True,
+        "minItems": 1,
+    },
+    {
+        "if": {"const": LONG},
+        "then": {"anyOf": [{"minimum": 10**30}, {"exclusiveMaximum": -0.5}]},
+    },
+    {
+        "allOf": [{"properties": {LONG: {"type": "string"}, "b": True}}],
+        "anyOf": [{"prefixItems": [True]}, {"contains": {"const": 1}}],
+        "if": {"patternProperties": {"^x" + "y" * 90: True}},
+        "then": {"additionalProperties": True},
+        "dependentSchemas": {LONG: {"items": {"maxLength": 3}}},
+        "unevaluatedProperties": {"maxLength": 3},
+        "unevaluatedItems": False,
+    },
+]
+
+
+@pytest.mark.parametrize("schema", LAID_OUT)
 def test_compiled_checks_are_laid_out_as_black_lays_them_out(schema: Any) -> None:
     import black
 
@@ -462,3 +480,22 @@ def test_compiled_checks_are_laid_out_as_black_lays_them_out(schema: Any) -> Non
     assert formatted.partition("_checks\n")[2].lstrip("\n") == source.partition(
         "_checks\n"
     )[2].lstrip("\n")
+
+
+def test_compiled_checks_with_annotations_pass_mypy_strict(tmp_path: Path) -> None:
+    """Checks that record and read annotations (`unevaluated*`), and every other keyword, type-check."""
+    schema = {
+        "$defs": {"it": LAID_OUT[3]},
+        "allOf": [{"$ref": "#/$defs/it"}, *LAID_OUT[:3]],
+        "unevaluatedProperties": False,
+    }
+    _, source = _compile(schema)
+    (tmp_path / "checked.py").write_text(source)
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "checked.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MYPYPATH": str(Path(__file__).parents[1])},
+    )
+    assert run.returncode == 0, run.stdout + run.stderr

@@ -2,8 +2,8 @@
 interpreter, and the functions that check needs.
 
 A check compiles when every schema it reaches is one the generated code decides exactly as the interpreter
-does: the keywords it reads are all handled (`unevaluated*`, `$dynamicRef`, `$recursiveRef` and `$id` are not:
-they need annotations, the dynamic scope or base URIs at run time), each is well formed (a malformed one is a
+does: the keywords it reads are all handled (`$dynamicRef`, `$recursiveRef` and `$id` are not: they need the
+dynamic scope or base URIs at run time), each is well formed (a malformed one is a
 schema error the interpreter reports while validating), patterns compile, and `$ref`s are JSON pointers into the
 same document (a recursive one too, unless it loops without consuming the instance). Anything
 else leaves the whole check to the interpreter, so the two never disagree.
@@ -22,11 +22,17 @@ from ..runtime.validation.numbers import _as_count, _is_number, _too_long
 from ..runtime.validation.patterns import _pattern
 
 # Read by the interpreter and left to it; every other keyword it reads is compiled (`backends/checks.py`).
-INTERPRETED = frozenset(
-    {"$id", "$dynamicRef", "$recursiveRef", "unevaluatedItems", "unevaluatedProperties"}
-)
+INTERPRETED = frozenset({"$id", "$dynamicRef", "$recursiveRef"})
+UNEVALUATED = ("unevaluatedItems", "unevaluatedProperties")
 _MAX_DEPTH = 40
-_SINGLE = ("items", "contains", "additionalProperties", "propertyNames", "not")
+_SINGLE = (
+    "items",
+    "contains",
+    "additionalProperties",
+    "propertyNames",
+    "not",
+    *UNEVALUATED,
+)
 _LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _MAPS = ("properties", "patternProperties", "dependentSchemas")
 # Applied to a property's value or an item: a recursion through one of them ends with the instance.
@@ -38,7 +44,12 @@ _DESCENDING = frozenset(
         "prefixItems",
         "properties",
         "patternProperties",
+        *UNEVALUATED,
     }
+)
+# Applied to the same instance, passing on the annotations `unevaluated*` read (`not` keeps its own).
+_ANNOTATING = frozenset(
+    {"allOf", "anyOf", "oneOf", "if", "then", "else", "dependentSchemas"}
 )
 
 
@@ -59,6 +70,27 @@ class CheckFunction:
     in_place: tuple[
         str, ...
     ] = ()  # the checks it applies to the same instance (not to a property or item)
+    annotating: tuple[str, ...] = ()  # those of them its annotations come from
+
+
+def annotating(functions: list[CheckFunction]) -> set[str]:
+    """The checks that record annotations for an enclosing `unevaluated*`: those applied in place, through
+    annotating keywords, by a check with `unevaluated*` or by one of these."""
+    by_name = {f.name: f for f in functions}
+    found: set[str] = set()
+    stack = [
+        name
+        for f in functions
+        if not f.schema.keys().isdisjoint(UNEVALUATED)
+        for name in f.annotating
+    ]
+    while stack:
+        name = stack.pop()
+        if name in found or name not in by_name:
+            continue
+        found.add(name)
+        stack.extend(by_name[name].annotating)
+    return found
 
 
 @dataclass
@@ -141,16 +173,22 @@ class _Compiler:
         self.checks._names[id(node)] = name
         calls: dict[int, str] = {}
         in_place: list[str] = []
+        annotated: list[str] = []
         ref = None
         if "$ref" in node:
             ref = self.schema(_target(node["$ref"], self.document), depth + 1)
             in_place.append(ref)
-        for sub, descends in _subschemas(node):
+            annotated.append(ref)
+        for sub, keyword in _subschemas(node):
             calls[id(sub)] = self.schema(sub, depth + 1)
-            if not descends:
+            if keyword not in _DESCENDING:
                 in_place.append(calls[id(sub)])
+            if keyword in _ANNOTATING:
+                annotated.append(calls[id(sub)])
         _well_formed(node)
-        function = CheckFunction(name, node, calls, ref, tuple(in_place))
+        function = CheckFunction(
+            name, node, calls, ref, tuple(in_place), tuple(annotated)
+        )
         self.checks.functions.append(function)
         return name
 
@@ -185,24 +223,24 @@ def _no_loop(functions: list[CheckFunction]) -> None:
                 stack.pop()
 
 
-def _subschemas(node: Mapping[str, Any]) -> list[tuple[Any, bool]]:
-    """The subschemas `node` applies, each with whether it applies to a property or item (a descent)."""
-    found: list[tuple[Any, bool]] = []
+def _subschemas(node: Mapping[str, Any]) -> list[tuple[Any, str]]:
+    """The subschemas `node` applies, each with the keyword that applies it."""
+    found: list[tuple[Any, str]] = []
     for keyword in _SINGLE:
         if keyword in node:
-            found.append((node[keyword], keyword in _DESCENDING))
+            found.append((node[keyword], keyword))
     if "if" in node:
-        found += [(node[k], False) for k in ("if", "then", "else") if k in node]
+        found += [(node[k], k) for k in ("if", "then", "else") if k in node]
     for keyword in _LISTS:
         value = node.get(keyword)
         if isinstance(value, list):
-            found += [(sub, keyword in _DESCENDING) for sub in value]
+            found += [(sub, keyword) for sub in value]
         elif keyword in node:
             raise NotCompiled(f"{keyword} is not a list")
     for keyword in _MAPS:
         value = node.get(keyword)
         if isinstance(value, Mapping):
-            found += [(sub, keyword in _DESCENDING) for sub in value.values()]
+            found += [(sub, keyword) for sub in value.values()]
         elif keyword in node:
             raise NotCompiled(f"{keyword} is not an object")
     return found
