@@ -2,11 +2,13 @@
 interpreter, and the functions that check needs.
 
 A check compiles when every schema it reaches is one the generated code decides exactly as the interpreter
-does: the keywords it reads are all handled (`$dynamicRef`, `$recursiveRef` and `$id` are not: they need the
-dynamic scope or base URIs at run time), each is well formed (a malformed one is a
-schema error the interpreter reports while validating), patterns compile, and `$ref`s are JSON pointers into the
-same document (a recursive one too, unless it loops without consuming the instance). Anything
-else leaves the whole check to the interpreter, so the two never disagree.
+does: the keywords it reads are all handled (`$dynamicRef` and `$recursiveRef` are not: they need the dynamic
+scope at run time), each is well formed (a malformed one is a schema error the interpreter reports while
+validating), patterns compile, and every `$ref` names a schema of the same document (a recursive one too,
+unless it loops without consuming the instance). A `$ref` is resolved here as the interpreter resolves it, by
+its own index of the document: against the base URI the `$id`s on the way set, to a JSON pointer, an anchor or
+an embedded resource (`$id`). Anything else leaves the whole check to the interpreter, so the two never
+disagree.
 """
 
 from __future__ import annotations
@@ -18,11 +20,14 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
+from ..runtime.validation.index import _Index, _index_for, _unescape
+from ..runtime.validation.index import _walk as _walk_resource
 from ..runtime.validation.numbers import _as_count, _is_number, _too_long
 from ..runtime.validation.patterns import _pattern
+from ..runtime.validation.uris import _resolve, _without_fragment
 
 # Read by the interpreter and left to it; every other keyword it reads is compiled (`backends/checks.py`).
-INTERPRETED = frozenset({"$id", "$dynamicRef", "$recursiveRef"})
+INTERPRETED = frozenset({"$dynamicRef", "$recursiveRef"})
 UNEVALUATED = ("unevaluatedItems", "unevaluatedProperties")
 _MAX_DEPTH = 40
 _SINGLE = (
@@ -101,6 +106,9 @@ class ModuleChecks:
 
     functions: list[CheckFunction] = field(default_factory=list)
     _names: dict[int, str] = field(default_factory=dict)
+    _bases: dict[int, str] = field(
+        default_factory=dict
+    )  # the base URI each was compiled at
     _refused: dict[int, bool] = field(default_factory=dict)
     # id(document) -> (its constant's name, in lower case, how many checks it has)
     _documents: dict[int, tuple[str, int]] = field(default_factory=dict)
@@ -118,14 +126,19 @@ class ModuleChecks:
             numbered = self._documents[id(document)] = (self._label(const), 0)
         try:
             if self._refused.setdefault(id(document), _refused_document(document)):
-                raise NotCompiled("$id or a dynamic reference in the document")
-            node = _walk(document, pointer)
-            name = _Compiler(self, document).schema(node, 0)
+                raise NotCompiled("a dynamic reference in the document")
+            index = _index_for(document)
+            try:
+                node, base = index.entry(pointer)
+            except ValueError:
+                raise NotCompiled("a pointer that does not resolve") from None
+            name = _Compiler(self, document, index).schema(node, base, 0)
             _no_loop(self.functions[count:])
         except NotCompiled:
             # What it reached is not used now: forget it, numbers included.
             for key in list(self._names)[named:]:
                 del self._names[key]
+                self._bases.pop(key, None)
             del self.functions[count:]
             self._documents[id(document)] = numbered
             self.interpreted += 1
@@ -147,21 +160,30 @@ class ModuleChecks:
 
 
 class _Compiler:
-    def __init__(self, checks: ModuleChecks, document: Any) -> None:
+    def __init__(self, checks: ModuleChecks, document: Any, index: _Index) -> None:
         self.checks = checks
         self.document = document
+        self.index = index
 
-    def schema(self, node: Any, depth: int) -> str:
-        """The check of a subschema, compiling it (and what it reaches) unless already compiled or being
-        compiled (a recursive schema: the check calls itself)."""
+    def schema(self, node: Any, base: str, depth: int) -> str:
+        """The check of a subschema met at the base URI `base`, compiling it (and what it reaches) unless
+        already compiled or being compiled (a recursive schema: the check calls itself).
+        """
         if node is True:
             return "_checks.accept"
         if node is False:
             return "_checks.reject"
         if not isinstance(node, Mapping):
             raise NotCompiled("a subschema that is not a schema")
+        own_id = node.get("$id")
+        if isinstance(own_id, str):  # as the interpreter's `eval` enters a resource
+            base = self.index.node_uri.get(id(node)) or _without_fragment(
+                _resolve(base, own_id)
+            )
         known = self.checks._names.get(id(node))
         if known is not None:
+            if self.checks._bases[id(node)] != base:
+                raise NotCompiled("a schema met at two base URIs")
             return known
         if depth > _MAX_DEPTH:
             raise NotCompiled("nested too deeply")
@@ -171,16 +193,18 @@ class _Compiler:
         self.checks._documents[id(self.document)] = (label, number + 1)
         name = f"_check_{label}_{number}"
         self.checks._names[id(node)] = name
+        self.checks._bases[id(node)] = base
         calls: dict[int, str] = {}
         in_place: list[str] = []
         annotated: list[str] = []
         ref = None
         if "$ref" in node:
-            ref = self.schema(_target(node["$ref"], self.document), depth + 1)
+            target, target_base = self._target(node["$ref"], base)
+            ref = self.schema(target, target_base, depth + 1)
             in_place.append(ref)
             annotated.append(ref)
         for sub, keyword in _subschemas(node):
-            calls[id(sub)] = self.schema(sub, depth + 1)
+            calls[id(sub)] = self.schema(sub, base, depth + 1)
             if keyword not in _DESCENDING:
                 in_place.append(calls[id(sub)])
             if keyword in _ANNOTATING:
@@ -191,6 +215,32 @@ class _Compiler:
         )
         self.checks.functions.append(function)
         return name
+
+    def _target(self, reference: Any, base: str) -> tuple[Any, str]:
+        """The schema a `$ref` names and its base URI, as the interpreter's `_References._lookup` finds them,
+        but only inside this document (not an embedded meta-schema)."""
+        if not isinstance(reference, str):
+            raise NotCompiled("a reference that is not a string")
+        resource_uri, _, fragment = _resolve(base, reference).partition("#")
+        fragment = unquote(fragment)
+        resources = self.index.resources
+        if fragment and not fragment.startswith("/"):
+            if f"{resource_uri}#{fragment}" not in resources:
+                raise NotCompiled("a reference to an anchor the document lacks")
+            return resources[f"{resource_uri}#{fragment}"], resource_uri
+        if resource_uri not in resources:
+            raise NotCompiled("a reference outside the document")
+        tokens = [_unescape(token) for token in fragment.split("/")[1:]]
+        found = _walk_resource(
+            resources[resource_uri],
+            resource_uri,
+            tokens,
+            self.index,
+            apply_start_id=False,
+        )
+        if found is None:
+            raise NotCompiled("a pointer that does not resolve")
+        return found
 
 
 def _no_loop(functions: list[CheckFunction]) -> None:
@@ -277,43 +327,12 @@ def _well_formed(node: Mapping[str, Any]) -> None:
             raise NotCompiled(f"{keyword} is not a count")
 
 
-def _target(reference: Any, document: Any) -> Any:
-    """The schema a `$ref` names: only a JSON pointer into this document (which has no `$id`)."""
-    if not isinstance(reference, str) or not reference.startswith("#"):
-        raise NotCompiled("a reference that is not a JSON pointer into the document")
-    fragment = unquote(reference[1:])
-    if fragment and not fragment.startswith("/"):
-        raise NotCompiled("a reference to an anchor")
-    return _walk(document, fragment)
-
-
-def _walk(document: Any, pointer: str) -> Any:
-    node = document
-    for token in pointer.split("/")[1:]:
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping) and token in node:
-            node = node[token]
-        elif (
-            isinstance(node, list)
-            and token.isascii()
-            and token.isdigit()
-            and (token == "0" or token[0] != "0")
-            and int(token) < len(node)
-        ):
-            node = node[int(token)]
-        else:
-            raise NotCompiled("a pointer that does not resolve")
-    return node
-
-
 def _refused_document(document: Any) -> bool:
     stack = [document]
     while stack:
         node = stack.pop()
         if isinstance(node, Mapping):
-            if not {"$id", "$dynamicRef", "$recursiveRef", "$dynamicAnchor"}.isdisjoint(
-                node
-            ):
+            if not {"$dynamicRef", "$recursiveRef"}.isdisjoint(node):
                 return True
             stack.extend(node.values())
         elif isinstance(node, list):
