@@ -465,6 +465,42 @@ def test_dispatch_checks_arguments_by_the_compiled_check(
     assert [(p.path, p.message) for p in result.error.problems] == expected
 
 
+def test_dispatch_checks_results_and_context_values_by_compiled_checks(
+    examples_package: tuple[Path, ModuleType], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool's result and its context values are checked by the checks compiled for their schemas, with
+    the interpreter's messages and paths (the interpreter is not called)."""
+    _, package = examples_package
+    dispatch = importlib.import_module(f"{package.__name__}._runtime.dispatch")
+    search, letter = package.TOOLS["search_web"], package.TOOLS["dunning_letter"]
+    assert search.output_check is not None
+    [signature] = letter.context_args
+    assert signature.check is not None
+    bad = {"results": [{"url": "u", "title": "t", "score": 7}, {"url": 1}]}
+    expected = [
+        (dispatch._dotted(p.path), p.message)
+        for p in validate(bad, search.output_schema)
+    ]
+    context_expected = [p.message for p in validate(5, signature.schema)]
+
+    def interpreter(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the interpreter was called")
+
+    monkeypatch.setattr(dispatch, "validate", interpreter)
+
+    class Shop:
+        def search_web(self, **kwargs: Any) -> Any:
+            return bad
+
+    result = package.dispatch("search_web", {"query": "q"}, Shop())
+    assert result.error is not None and result.error.kind == "invalid_result"
+    assert [(p.path, p.message) for p in result.error.problems] == expected
+    with pytest.raises(dispatch.ContextValueError) as raised:
+        dispatch._context_value(signature, 5)
+    assert [p.message for p in raised.value.problems] == context_expected
+    assert dispatch._context_value(signature, "Ada") == "Ada"
+
+
 LONG = "k" * 120
 
 
