@@ -110,6 +110,9 @@ class ModuleChecks:
         default_factory=dict
     )  # the base URI each was compiled at
     _refused: dict[int, bool] = field(default_factory=dict)
+    # The text of each schema without references compiled: an equal one (an entity's schema copied into
+    # several tools' documents) shares its check.
+    _by_text: dict[str, str] = field(default_factory=dict)
     # id(document) -> (its constant's name, in lower case, how many checks it has)
     _documents: dict[int, tuple[str, int]] = field(default_factory=dict)
     compiled: int = 0
@@ -120,7 +123,7 @@ class ModuleChecks:
     ) -> str | None:
         """The name of the check of the subschema at `pointer` of the document held by the constant `const`,
         or None if the interpreter keeps it."""
-        count, named = len(self.functions), len(self._names)
+        count, named, texts = len(self.functions), len(self._names), len(self._by_text)
         numbered = self._documents.get(id(document))
         if numbered is None:
             numbered = self._documents[id(document)] = (self._label(const), 0)
@@ -139,6 +142,8 @@ class ModuleChecks:
             for key in list(self._names)[named:]:
                 del self._names[key]
                 self._bases.pop(key, None)
+            for text in list(self._by_text)[texts:]:
+                del self._by_text[text]
             del self.functions[count:]
             self._documents[id(document)] = numbered
             self.interpreted += 1
@@ -164,6 +169,7 @@ class _Compiler:
         self.checks = checks
         self.document = document
         self.index = index
+        self._refers: dict[int, bool] = {}
 
     def schema(self, node: Any, base: str, depth: int) -> str:
         """The check of a subschema met at the base URI `base`, compiling it (and what it reaches) unless
@@ -185,6 +191,12 @@ class _Compiler:
             if self.checks._bases[id(node)] != base:
                 raise NotCompiled("a schema met at two base URIs")
             return known
+        # Without references, a schema's check depends on its text alone (the base URI does not matter).
+        text = None if self.refers(node) else repr(node)
+        if text is not None and text in self.checks._by_text:
+            self.checks._names[id(node)] = self.checks._by_text[text]
+            self.checks._bases[id(node)] = base
+            return self.checks._by_text[text]
         if depth > _MAX_DEPTH:
             raise NotCompiled("nested too deeply")
         if not INTERPRETED.isdisjoint(node):
@@ -194,6 +206,8 @@ class _Compiler:
         name = f"_check_{label}_{number}"
         self.checks._names[id(node)] = name
         self.checks._bases[id(node)] = base
+        if text is not None:
+            self.checks._by_text[text] = name
         calls: dict[int, str] = {}
         in_place: list[str] = []
         annotated: list[str] = []
@@ -215,6 +229,21 @@ class _Compiler:
         )
         self.checks.functions.append(function)
         return name
+
+    def refers(self, node: Any) -> bool:
+        """Whether a `$ref` lies anywhere in `node` (data such as `const` values included: a safe guess)."""
+        if isinstance(node, Mapping):
+            children: Any = node.values()
+            if "$ref" in node:
+                return True
+        elif isinstance(node, list):
+            children = node
+        else:
+            return False
+        found = self._refers.get(id(node))
+        if found is None:
+            found = self._refers[id(node)] = any(self.refers(c) for c in children)
+        return found
 
     def _target(self, reference: Any, base: str) -> tuple[Any, str]:
         """The schema a `$ref` names and its base URI, as the interpreter's `_References._lookup` finds them,
