@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 
 import ast
+import copy
 import importlib
 import json
 import os
@@ -342,6 +343,28 @@ def test_a_recursive_schema_compiles_to_a_recursive_check() -> None:
         {"children": 1},
     ):
         assert runtime_checks.run(check, instance) == validate(instance, tree)
+
+
+def test_equal_schemas_without_references_share_a_check() -> None:
+    entity = {"type": "object", "properties": {"age": {"minimum": 0}}}
+    first = {"$ref": "#/$defs/E", "$defs": {"E": entity}}
+    second = {"items": {"$ref": "#/$defs/E"}, "$defs": {"E": copy.deepcopy(entity)}}
+    other = {"items": {"$ref": "#/$defs/E"}, "$defs": {"E": {**entity, "minItems": 1}}}
+    checks = ModuleChecks()
+    for document, const in ((first, "A"), (second, "B"), (other, "C")):
+        assert checks.entry(document, "", const)
+    entities = [checks._names[id(d["$defs"]["E"])] for d in (first, second, other)]
+    assert (
+        entities[0] == entities[1] != entities[2]
+    )  # the entity's check, shared; another one
+    # A schema with a reference is never shared: its target depends on its document.
+    ref = {"properties": {"a": {"$ref": "#/$defs/x"}}}
+    one = {"allOf": [ref], "$defs": {"x": {"type": "string"}}}
+    two = {"allOf": [copy.deepcopy(ref)], "$defs": {"x": {"type": "integer"}}}
+    alone, both = ModuleChecks(), ModuleChecks()
+    assert alone.entry(one, "", "ONE")
+    assert both.entry(one, "", "ONE") and both.entry(two, "", "TWO")
+    assert len(both.functions) == 2 * len(alone.functions)
 
 
 # -- end to end: a generated package with hostile names --
