@@ -188,7 +188,7 @@ class _Compiler:
             )
         known = self.checks._names.get(id(node))
         if known is not None:
-            if self.checks._bases[id(node)] != base:
+            if self.checks._bases[id(node)] != base and self.refers(node):
                 raise NotCompiled("a schema met at two base URIs")
             return known
         # Without references, a schema's check depends on its text alone (the base URI does not matter).
