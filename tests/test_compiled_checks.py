@@ -103,6 +103,11 @@ REFERENCES = [
 ]
 
 
+# "#dyn" has one dynamic anchor in the document: the dynamic scope cannot change it, and it compiles; "#twice"
+# has two, in two resources: the interpreter decides.
+DYNAMIC_REFERENCES = ["#dyn", "#twice", "#named", "http://x.test/res.json#twice"]
+
+
 def _document(schema: Any) -> dict[str, Any]:
     """A document holding the drawn schema, an anchor and an embedded resource with an anchor of its own."""
     return {
@@ -110,11 +115,14 @@ def _document(schema: Any) -> dict[str, Any]:
             "it": schema,
             # (each applies "it" to an item or a property: a reference to it from "it" does not loop)
             "named": {"$anchor": "named", "items": {"$ref": "#/$defs/it"}},
+            "dyn": {"$dynamicAnchor": "dyn", "items": {"$ref": "#/$defs/it"}},
+            "twice": {"$dynamicAnchor": "twice", "minItems": 1},
             "res": {
                 "$id": "http://x.test/res.json",
                 "properties": {"r": {"$ref": "urn:x-codegen:schema#/$defs/it"}},
                 "$defs": {
-                    "inner": {"$anchor": "deep", "$ref": "urn:x-codegen:schema#named"}
+                    "inner": {"$anchor": "deep", "$ref": "urn:x-codegen:schema#named"},
+                    "twice": {"$dynamicAnchor": "twice", "maxItems": 1},
                 },
             },
         },
@@ -146,6 +154,7 @@ def _applicators(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
             "unevaluatedProperties": inner,
             "unevaluatedItems": inner,
             "$ref": st.sampled_from(REFERENCES),
+            "$dynamicRef": st.sampled_from(DYNAMIC_REFERENCES),
             "$id": st.sampled_from(["http://x.test/d/e.json", "urn:x-other"]),
         },
     )
@@ -300,10 +309,14 @@ def test_what_stays_interpreted() -> None:
         "$defs": {"a": {"allOf": [{"$ref": "#/$defs/b"}]}, "b": {"$ref": "#/$defs/a"}}
     }
     assert checks.entry(loop, "/$defs/a") is None
-    assert (
-        checks.entry({"$defs": {"a": {"$dynamicAnchor": "a"}}, "$dynamicRef": "#a"}, "")
-        is None
-    )
+    twice = {
+        "$defs": {
+            "a": {"$dynamicAnchor": "a"},
+            "b": {"$id": "urn:b", "$dynamicAnchor": "a", "type": "string"},
+        },
+        "$dynamicRef": "#a",
+    }
+    assert checks.entry(twice, "") is None  # the dynamic scope may resolve it to either
     assert (
         checks.entry({"pattern": "(?<=a)b"}, "") is None
     )  # refused by the linear-time engine

@@ -48,6 +48,7 @@ class _Function:
         self.schema = function.schema
         self.calls = function.calls
         self.ref = function.ref
+        self.dynamic_ref = function.dynamic_ref
         # `recording`: it records annotations for an enclosing `unevaluated*` into its argument `ann`;
         # `own`: it reads them itself (`ann` is then its own record, passed on to its caller's at the end).
         self.recording = recording
@@ -115,9 +116,10 @@ class _Function:
             if self.recording:
                 body.append("outer = ann")
             body.append("ann = _checks.Ann()")
-        if "$ref" in schema:
-            body.append(f"problems += {self.passing(self.ref or '')}")
-            self.early(body)
+        for reference in (self.ref, self.dynamic_ref):  # `$ref`, then `$dynamicRef`
+            if reference is not None:
+                body.append(f"problems += {self.passing(reference)}")
+                self.early(body)
         body.append("kind = _checks.json_type(value)")
         self._type(schema)
         if "enum" in schema:

@@ -2,12 +2,13 @@
 interpreter, and the functions that check needs.
 
 A check compiles when every schema it reaches is one the generated code decides exactly as the interpreter
-does: the keywords it reads are all handled (`$dynamicRef` and `$recursiveRef` are not: they need the dynamic
-scope at run time), each is well formed (a malformed one is a schema error the interpreter reports while
+does: the keywords it reads are all handled (`$recursiveRef` is not, nor a `$dynamicRef` whose target the
+dynamic scope could change at run time), each is well formed (a malformed one is a schema error the interpreter reports while
 validating), patterns compile, and every `$ref` names a schema of the same document (a recursive one too,
 unless it loops without consuming the instance). A `$ref` is resolved here as the interpreter resolves it, by
 its own index of the document: against the base URI the `$id`s on the way set, to a JSON pointer, an anchor or
-an embedded resource (`$id`). Anything else leaves the whole check to the interpreter, so the two never
+an embedded resource (`$id`). A `$dynamicRef` is resolved so too where the dynamic scope cannot change its
+target: no other resource of the document declares its dynamic anchor. Anything else leaves the whole check to the interpreter, so the two never
 disagree.
 """
 
@@ -27,7 +28,7 @@ from ..runtime.validation.patterns import _pattern
 from ..runtime.validation.uris import _resolve, _without_fragment
 
 # Read by the interpreter and left to it; every other keyword it reads is compiled (`backends/checks.py`).
-INTERPRETED = frozenset({"$dynamicRef", "$recursiveRef"})
+INTERPRETED = frozenset({"$recursiveRef"})
 UNEVALUATED = ("unevaluatedItems", "unevaluatedProperties")
 _MAX_DEPTH = 40
 _SINGLE = (
@@ -72,6 +73,7 @@ class CheckFunction:
     schema: Mapping[str, Any]
     calls: dict[int, str]
     ref: str | None = None  # the check of the schema `$ref` names
+    dynamic_ref: str | None = None  # the check of the schema `$dynamicRef` names
     in_place: tuple[
         str, ...
     ] = ()  # the checks it applies to the same instance (not to a property or item)
@@ -129,7 +131,7 @@ class ModuleChecks:
             numbered = self._documents[id(document)] = (self._label(const), 0)
         try:
             if self._refused.setdefault(id(document), _refused_document(document)):
-                raise NotCompiled("a dynamic reference in the document")
+                raise NotCompiled("a $recursiveRef in the document")
             index = _index_for(document)
             try:
                 node, base = index.entry(pointer)
@@ -211,12 +213,17 @@ class _Compiler:
         calls: dict[int, str] = {}
         in_place: list[str] = []
         annotated: list[str] = []
-        ref = None
+        ref = dynamic_ref = None
         if "$ref" in node:
             target, target_base = self._target(node["$ref"], base)
             ref = self.schema(target, target_base, depth + 1)
             in_place.append(ref)
             annotated.append(ref)
+        if "$dynamicRef" in node:
+            target, target_base = self._dynamic_target(node["$dynamicRef"], base)
+            dynamic_ref = self.schema(target, target_base, depth + 1)
+            in_place.append(dynamic_ref)
+            annotated.append(dynamic_ref)
         for sub, keyword in _subschemas(node):
             calls[id(sub)] = self.schema(sub, base, depth + 1)
             if keyword not in _DESCENDING:
@@ -225,7 +232,7 @@ class _Compiler:
                 annotated.append(calls[id(sub)])
         _well_formed(node)
         function = CheckFunction(
-            name, node, calls, ref, tuple(in_place), tuple(annotated)
+            name, node, calls, ref, dynamic_ref, tuple(in_place), tuple(annotated)
         )
         self.checks.functions.append(function)
         return name
@@ -244,6 +251,26 @@ class _Compiler:
         if found is None:
             found = self._refers[id(node)] = any(self.refers(c) for c in children)
         return found
+
+    def _dynamic_target(self, reference: Any, base: str) -> tuple[Any, str]:
+        """The schema a `$dynamicRef` names, when the dynamic scope cannot change it: as the interpreter's
+        `_References._reference` decides, it is the `$ref` target unless that declares the reference's
+        fragment as its `$dynamicAnchor`; then the outermost resource in scope declaring that anchor wins,
+        which is the target's own resource when no other resource of the document declares it.
+        """
+        target, target_base = self._target(reference, base)
+        fragment = _resolve(base, reference).partition("#")[2]
+        if isinstance(target, Mapping) and target.get("$dynamicAnchor") == fragment:
+            holders = [
+                uri
+                for uri, anchors in self.index.dynamic.items()
+                if fragment in anchors
+            ]
+            if holders != [target_base] or (
+                self.index.dynamic[target_base][fragment] is not target
+            ):
+                raise NotCompiled("a $dynamicRef the dynamic scope may resolve")
+        return target, target_base
 
     def _target(self, reference: Any, base: str) -> tuple[Any, str]:
         """The schema a `$ref` names and its base URI, as the interpreter's `_References._lookup` finds them,
@@ -361,7 +388,7 @@ def _refused_document(document: Any) -> bool:
     while stack:
         node = stack.pop()
         if isinstance(node, Mapping):
-            if not {"$dynamicRef", "$recursiveRef"}.isdisjoint(node):
+            if "$recursiveRef" in node:
                 return True
             stack.extend(node.values())
         elif isinstance(node, list):
