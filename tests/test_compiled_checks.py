@@ -381,6 +381,17 @@ def test_equal_schemas_without_references_share_a_check() -> None:
     assert alone.entry(one, "", "ONE")
     assert both.entry(one, "", "ONE") and both.entry(two, "", "TWO")
     assert len(both.functions) == 2 * len(alone.functions)
+    dynamic = [
+        {
+            "$defs": {"t": {"$dynamicAnchor": "t", "type": kind}},
+            "properties": {"p": {"$dynamicRef": "#t"}},
+        }
+        for kind in ("string", "integer")
+    ]
+    checks = ModuleChecks()
+    assert checks.entry(dynamic[0], "", "S") and checks.entry(dynamic[1], "", "I")
+    shared = [checks._names[id(d["properties"]["p"])] for d in dynamic]
+    assert shared[0] != shared[1]
 
 
 # -- end to end: a generated package with hostile names --

@@ -3,13 +3,13 @@ interpreter, and the functions that check needs.
 
 A check compiles when every schema it reaches is one the generated code decides exactly as the interpreter
 does: the keywords it reads are all handled (`$recursiveRef` is not, nor a `$dynamicRef` whose target the
-dynamic scope could change at run time), each is well formed (a malformed one is a schema error the interpreter reports while
-validating), patterns compile, and every `$ref` names a schema of the same document (a recursive one too,
-unless it loops without consuming the instance). A `$ref` is resolved here as the interpreter resolves it, by
-its own index of the document: against the base URI the `$id`s on the way set, to a JSON pointer, an anchor or
-an embedded resource (`$id`). A `$dynamicRef` is resolved so too where the dynamic scope cannot change its
-target: no other resource of the document declares its dynamic anchor. Anything else leaves the whole check to the interpreter, so the two never
-disagree.
+dynamic scope could change at run time), each is well formed (a malformed one is a schema error the
+interpreter reports while validating), patterns compile, and every `$ref` names a schema of the same document
+(a recursive one too, unless it loops without consuming the instance). A `$ref` is resolved here as the
+interpreter resolves it, by its own index of the document: against the base URI the `$id`s on the way set, to
+a JSON pointer, an anchor or an embedded resource (`$id`). A `$dynamicRef` is resolved so too where the
+dynamic scope cannot change its target: no other resource of the document declares its dynamic anchor.
+Anything else leaves the whole check to the interpreter, so the two never disagree.
 """
 
 from __future__ import annotations
@@ -238,10 +238,10 @@ class _Compiler:
         return name
 
     def refers(self, node: Any) -> bool:
-        """Whether a `$ref` lies anywhere in `node` (data such as `const` values included: a safe guess)."""
+        """Whether a reference lies anywhere in `node` (data such as `const` values included: a safe guess)."""
         if isinstance(node, Mapping):
             children: Any = node.values()
-            if "$ref" in node:
+            if "$ref" in node or "$dynamicRef" in node:
                 return True
         elif isinstance(node, list):
             children = node
