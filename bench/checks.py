@@ -1,5 +1,6 @@
-"""Per-instance time of a model whose keywords have no native form (`oneOf`, `if`/`then`/`else`,
-`patternProperties`, ...): its compiled check against the interpreter, alone and inside `model_validate`.
+"""Per-instance time of models whose keywords have no native form (`oneOf`, `if`/`then`/`else`,
+`patternProperties`, ...; `unevaluatedProperties` through `allOf`/`if`/`anyOf`): each compiled check against the
+interpreter, alone and inside `model_validate`.
 
     python bench/checks.py [--runs 2000]
 """
@@ -42,6 +43,28 @@ INSTANCES = [
     {"kind": "circle", "size": "12px", "x-a": "b", "x-c": "d"},
     {"kind": "square", "size": "12pt", "sides": 4},  # invalid twice
 ]
+# Properties declared in subschemas applied in place; `unevaluatedProperties` refuses any other.
+EVENT = {
+    "title": "Event",
+    "type": "object",
+    "properties": {"kind": {"enum": ["click", "view"]}, "at": {"type": "integer", "minimum": 0}},
+    "required": ["kind", "at"],
+    "allOf": [
+        {
+            "if": {"properties": {"kind": {"const": "click"}}},
+            "then": {"properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}, "required": ["x", "y"]},
+            "else": {"properties": {"page": {"type": "string"}}},
+        }
+    ],
+    "anyOf": [{"properties": {"session": {"type": "string"}}}, {"properties": {"user": {"type": "string"}}}],
+    "unevaluatedProperties": False,
+}
+EVENT_INSTANCES = [
+    {"kind": "click", "at": 5, "x": 1, "y": 2, "session": "s1"},
+    {"kind": "view", "at": 7, "page": "/home", "user": "u", "session": "s"},
+    {"kind": "view", "at": 7, "x": 1, "extra": True},  # unevaluated properties
+]
+MODELS = (("shape", "Shape", SCHEMA, INSTANCES), ("event", "Event", EVENT, EVENT_INSTANCES))
 
 
 def _median(action: Callable[[], Any], runs: int) -> float:
@@ -61,15 +84,21 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         specs = Path(folder) / "specs"
         specs.mkdir()
-        (specs / "shape.schema.json").write_text(json.dumps(SCHEMA))
+        for stem, _, schema, _ in MODELS:
+            (specs / f"{stem}.schema.json").write_text(json.dumps(schema))
         result = compile_specs([specs])
         assert result.files is not None
         write_output(Path(folder) / "bench_checks_gen", result.files)
         sys.path.insert(0, folder)
-        module = importlib.import_module("bench_checks_gen.shape")
+        modules = {stem: importlib.import_module(f"bench_checks_gen.{stem}") for stem, *_ in MODELS}
         checks = importlib.import_module("bench_checks_gen._runtime.checks")
         validation = importlib.import_module("bench_checks_gen._runtime.validation")
-    model = module.Shape
+    print(f"{'us per instance':>40} {'interpreter':>12} {'compiled':>9} {'ratio':>6}")
+    for stem, title, _, instances in MODELS:
+        _bench(getattr(modules[stem], title), instances, checks, validation, runs)
+
+
+def _bench(model: Any, instances: list[Any], checks: Any, validation: Any, runs: int) -> None:
     compiled = model.__dict__["__json_schema_check__"]
     document, pointer = model.__json_schema_document__, model.__json_schema_pointer__
 
@@ -79,17 +108,17 @@ def main() -> None:
         except Exception:
             pass
 
-    print(f"{'us per instance':>40} {'interpreter':>12} {'compiled':>9} {'ratio':>6}")
-    for number, instance in enumerate(INSTANCES):
+    name = model.__name__
+    for number, instance in enumerate(instances):
         assert checks.run(compiled, instance) == validation.validate(instance, document, pointer=pointer)
         interpreted = _median(lambda: validation.validate(instance, document, pointer=pointer), runs)
         fast = _median(lambda: checks.run(compiled, instance), runs)
-        print(f"{f'check alone, instance {number}':>40} {interpreted:12.1f} {fast:9.1f} {interpreted / fast:6.1f}")
+        print(f"{f'{name} check alone, instance {number}':>40} {interpreted:12.1f} {fast:9.1f} {interpreted / fast:6.1f}")
         with_check = _median(lambda: validate_model(instance), runs)
         delattr(model, "__json_schema_check__")
         without = _median(lambda: validate_model(instance), runs)
         setattr(model, "__json_schema_check__", compiled)
-        print(f"{f'model_validate, instance {number}':>40} {without:12.1f} {with_check:9.1f} {without / with_check:6.1f}")
+        print(f"{f'{name} model_validate, instance {number}':>40} {without:12.1f} {with_check:9.1f} {without / with_check:6.1f}")
 
 
 if __name__ == "__main__":

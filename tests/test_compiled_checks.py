@@ -8,13 +8,17 @@ from __future__ import annotations
 import hashlib
 
 import ast
+import copy
 import importlib
 import json
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -85,6 +89,47 @@ LEAF_KEYWORDS = st.fixed_dictionaries(
 )
 
 
+# References by pointer, anchor and URI into the document `_document` builds (resolved against the base URI the
+# drawn `$id`s set: some of them then name nothing, and the interpreter decides).
+REFERENCES = [
+    "#/$defs/it",
+    "#named",
+    "urn:x-codegen:schema#named",
+    "urn:x-codegen:schema#/$defs/it",
+    "http://x.test/res.json",
+    "http://x.test/res.json#/$defs/inner",
+    "../res.json#deep",
+    "http://x.test/res.json#deep",
+]
+
+
+# "#dyn" has one dynamic anchor in the document: the dynamic scope cannot change it, and it compiles; "#twice"
+# has two, in two resources: the interpreter decides.
+DYNAMIC_REFERENCES = ["#dyn", "#twice", "#named", "http://x.test/res.json#twice"]
+
+
+def _document(schema: Any) -> dict[str, Any]:
+    """A document holding the drawn schema, an anchor and an embedded resource with an anchor of its own."""
+    return {
+        "$defs": {
+            "it": schema,
+            # (each applies "it" to an item or a property: a reference to it from "it" does not loop)
+            "named": {"$anchor": "named", "items": {"$ref": "#/$defs/it"}},
+            "dyn": {"$dynamicAnchor": "dyn", "items": {"$ref": "#/$defs/it"}},
+            "twice": {"$dynamicAnchor": "twice", "minItems": 1},
+            "res": {
+                "$id": "http://x.test/res.json",
+                "properties": {"r": {"$ref": "urn:x-codegen:schema#/$defs/it"}},
+                "$defs": {
+                    "inner": {"$anchor": "deep", "$ref": "urn:x-codegen:schema#named"},
+                    "twice": {"$dynamicAnchor": "twice", "maxItems": 1},
+                },
+            },
+        },
+        "$ref": "#/$defs/it",
+    }
+
+
 def _applicators(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     return st.fixed_dictionaries(
         {},
@@ -106,7 +151,11 @@ def _applicators(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
             "then": inner,
             "else": inner,
             "dependentSchemas": st.dictionaries(KEYS, inner, max_size=2),
-            "$ref": st.just("#/$defs/it"),
+            "unevaluatedProperties": inner,
+            "unevaluatedItems": inner,
+            "$ref": st.sampled_from(REFERENCES),
+            "$dynamicRef": st.sampled_from(DYNAMIC_REFERENCES),
+            "$id": st.sampled_from(["http://x.test/d/e.json", "urn:x-other"]),
         },
     )
 
@@ -133,6 +182,10 @@ OWN_NAMES = {
     "matched",
     "hits",
     "found",
+    "ann",
+    "outer",
+    "left_names",
+    "left_indices",
     "Any",
     "_checks",
     "frozenset",
@@ -172,9 +225,9 @@ def _compile(document: Any, pointer: str = "") -> tuple[Any, str]:
 def test_compiled_checks_report_what_the_interpreter_reports(
     schema: Any, instances: list[Any]
 ) -> None:
-    document = {"$defs": {"it": schema}, "$ref": "#/$defs/it"}
+    document = _document(schema)
     if ModuleChecks().entry(document, "") is None:
-        return  # a reference that loops without consuming the instance: the interpreter decides
+        return  # a reference that loops without consuming the instance, or names nothing: the interpreter decides
     check, _ = _compile(document)
     for instance in instances:
         assert runtime_checks.run(check, instance) == validate(instance, document)
@@ -192,16 +245,20 @@ _INTERPRETED_NAMES = {
 @settings(max_examples=100, deadline=None)
 @given(key=KEYS, value=JSON_SCALARS)
 def test_spec_text_only_ever_becomes_a_literal(key: str, value: Any) -> None:
-    # (the document scan that leaves `$id` and dynamic references to the interpreter also sees them as
-    # property names: conservative, and not what this test is about)
+    # (the document scan that leaves dynamic references to the interpreter also sees them as property names:
+    # conservative, and not what this test is about)
     assume(key not in _INTERPRETED_NAMES)
     schema = {
+        "$defs": {"named": {"$anchor": key or "a", "maxProperties": 3}},
+        "$ref": "#" + quote(key or "a", safe=""),  # the hostile name as an anchor
         "type": "object",
         "properties": {key: {"enum": [value, key]}},
         "required": [key],
         "patternProperties": {re.escape(key): {"const": key}},
         "additionalProperties": False,
         "dependentRequired": {key: [key + "!"]},
+        "anyOf": [{"properties": {key: True}}, {"required": [key + "?"]}],
+        "unevaluatedProperties": {"not": {"const": key}},
     }
     check, source = _compile(schema)
     for instance in ({key: value}, {key: key}, {}, {key + "?": 1}, {"x": [key]}):
@@ -252,18 +309,20 @@ def test_what_stays_interpreted() -> None:
         "$defs": {"a": {"allOf": [{"$ref": "#/$defs/b"}]}, "b": {"$ref": "#/$defs/a"}}
     }
     assert checks.entry(loop, "/$defs/a") is None
-    assert checks.entry({"unevaluatedProperties": False}, "") is None
-    assert checks.entry({"$id": "urn:x", "type": "string"}, "") is None
-    assert (
-        checks.entry({"$defs": {"a": {"$dynamicAnchor": "a"}}, "$dynamicRef": "#a"}, "")
-        is None
-    )
+    twice = {
+        "$defs": {
+            "a": {"$dynamicAnchor": "a"},
+            "b": {"$id": "urn:b", "$dynamicAnchor": "a", "type": "string"},
+        },
+        "$dynamicRef": "#a",
+    }
+    assert checks.entry(twice, "") is None  # the dynamic scope may resolve it to either
     assert (
         checks.entry({"pattern": "(?<=a)b"}, "") is None
     )  # refused by the linear-time engine
     one_of = {"oneOf": [{"type": "string"}, {"not": {}}]}
     assert checks.entry(one_of, "", "ONE_OF_SCHEMA") is not None
-    assert (checks.compiled, checks.interpreted) == (1, 5)
+    assert (checks.compiled, checks.interpreted) == (1, 3)
     assert len(checks.functions) == 4  # nothing is left behind by the refused ones
     label = hashlib.sha256(b"ONE_OF_SCHEMA").hexdigest()[
         :4
@@ -300,6 +359,39 @@ def test_a_recursive_schema_compiles_to_a_recursive_check() -> None:
         {"children": 1},
     ):
         assert runtime_checks.run(check, instance) == validate(instance, tree)
+
+
+def test_equal_schemas_without_references_share_a_check() -> None:
+    entity = {"type": "object", "properties": {"age": {"minimum": 0}}}
+    first = {"$ref": "#/$defs/E", "$defs": {"E": entity}}
+    second = {"items": {"$ref": "#/$defs/E"}, "$defs": {"E": copy.deepcopy(entity)}}
+    other = {"items": {"$ref": "#/$defs/E"}, "$defs": {"E": {**entity, "minItems": 1}}}
+    checks = ModuleChecks()
+    for document, const in ((first, "A"), (second, "B"), (other, "C")):
+        assert checks.entry(document, "", const)
+    entities = [checks._names[id(d["$defs"]["E"])] for d in (first, second, other)]
+    assert (
+        entities[0] == entities[1] != entities[2]
+    )  # the entity's check, shared; another one
+    # A schema with a reference is never shared: its target depends on its document.
+    ref = {"properties": {"a": {"$ref": "#/$defs/x"}}}
+    one = {"allOf": [ref], "$defs": {"x": {"type": "string"}}}
+    two = {"allOf": [copy.deepcopy(ref)], "$defs": {"x": {"type": "integer"}}}
+    alone, both = ModuleChecks(), ModuleChecks()
+    assert alone.entry(one, "", "ONE")
+    assert both.entry(one, "", "ONE") and both.entry(two, "", "TWO")
+    assert len(both.functions) == 2 * len(alone.functions)
+    dynamic = [
+        {
+            "$defs": {"t": {"$dynamicAnchor": "t", "type": kind}},
+            "properties": {"p": {"$dynamicRef": "#t"}},
+        }
+        for kind in ("string", "integer")
+    ]
+    checks = ModuleChecks()
+    assert checks.entry(dynamic[0], "", "S") and checks.entry(dynamic[1], "", "I")
+    shared = [checks._names[id(d["properties"]["p"])] for d in dynamic]
+    assert shared[0] != shared[1]
 
 
 # -- end to end: a generated package with hostile names --
@@ -356,19 +448,23 @@ def _count(out: Path) -> tuple[int, int]:
     """(compiled, interpreted) checks of a generated package: models not native and `Checked` fields."""
     compiled = interpreted = 0
     for path in out.rglob("*.py"):
-        if "_runtime" in path.parts:
-            continue
-        text = path.read_text()
-        classes = re.findall(r"^class \w+\(_models\.Schema(?:Root)?Model", text, re.M)
-        checked = len(re.findall(r"__json_schema_check__ = _check_\w+", text))
-        compiled += checked
-        interpreted += len(classes) - checked
-        fields = re.findall(
-            r"_models\.Checked\(\s*\w+,\s*(?:\"[^\"]*\"|'[^']*')(?:,\s*(_check_\w+))?,?\s*\)",
-            text,
-        )
-        compiled += sum(1 for name in fields if name)
-        interpreted += sum(1 for name in fields if not name)
+        if "_runtime" not in path.parts:
+            module_compiled, module_interpreted = count_checks(path.read_text())
+            compiled += module_compiled
+            interpreted += module_interpreted
+    return compiled, interpreted
+
+
+def count_checks(text: str) -> tuple[int, int]:
+    """(compiled, interpreted) checks of a generated module."""
+    classes = re.findall(r"^class \w+\(_models\.Schema(?:Root)?Model", text, re.M)
+    checked = len(re.findall(r"__json_schema_check__ = _check_\w+", text))
+    fields = re.findall(
+        r"_models\.Checked\(\s*\w+,\s*(?:\"[^\"]*\"|'[^']*')(?:,\s*(_check_\w+))?,?\s*\)",
+        text,
+    )
+    compiled = checked + sum(1 for name in fields if name)
+    interpreted = len(classes) - checked + sum(1 for name in fields if not name)
     return compiled, interpreted
 
 
@@ -419,40 +515,85 @@ def test_dispatch_checks_arguments_by_the_compiled_check(
     assert [(p.path, p.message) for p in result.error.problems] == expected
 
 
+def test_dispatch_checks_results_and_context_values_by_compiled_checks(
+    examples_package: tuple[Path, ModuleType], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool's result and its context values are checked by the checks compiled for their schemas, with
+    the interpreter's messages and paths (the interpreter is not called)."""
+    _, package = examples_package
+    dispatch = importlib.import_module(f"{package.__name__}._runtime.dispatch")
+    search, letter = package.TOOLS["search_web"], package.TOOLS["dunning_letter"]
+    assert search.output_check is not None
+    [signature] = letter.context_args
+    assert signature.check is not None
+    bad = {"results": [{"url": "u", "title": "t", "score": 7}, {"url": 1}]}
+    expected = [
+        (dispatch._dotted(p.path), p.message)
+        for p in validate(bad, search.output_schema)
+    ]
+    context_expected = [p.message for p in validate(5, signature.schema)]
+
+    def interpreter(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the interpreter was called")
+
+    monkeypatch.setattr(dispatch, "validate", interpreter)
+
+    class Shop:
+        def search_web(self, **kwargs: Any) -> Any:
+            return bad
+
+    result = package.dispatch("search_web", {"query": "q"}, Shop())
+    assert result.error is not None and result.error.kind == "invalid_result"
+    assert [(p.path, p.message) for p in result.error.problems] == expected
+    with pytest.raises(dispatch.ContextValueError) as raised:
+        dispatch._context_value(signature, 5)
+    assert [p.message for p in raised.value.problems] == context_expected
+    assert dispatch._context_value(signature, "Ada") == "Ada"
+
+
 LONG = "k" * 120
 
 
-@pytest.mark.parametrize(
-    "schema",
-    [
-        {
-            "properties": {
-                LONG: {"not": {"const": "v" * 100}},
-                "b": {"enum": list(range(40))},
-            },
-            "required": [LONG, "r" * 90],
-            "dependentRequired": {"d" * 90: ["e" * 90]},
-            "dependentSchemas": {LONG: {"minProperties": 2}},
-            "patternProperties": {"^x" + "y" * 90: {"maxLength": 3}},
-            "additionalProperties": {"type": ["string", "number", "boolean", "null"]},
-            "propertyNames": {"pattern": "^[a-z]" + "z" * 80},
+LAID_OUT: list[Any] = [
+    {
+        "properties": {
+            LONG: {"not": {"const": "v" * 100}},
+            "b": {"enum": list(range(40))},
         },
-        {
-            "type": "array",
-            "prefixItems": [{"type": "string"}, {"multipleOf": 0.1}],
-            "items": False,
-            "contains": {"oneOf": [{"type": "string"}] * 12},
-            "minContains": 2,
-            "maxContains": 3,
-            "uniqueItems": True,
-            "minItems": 1,
-        },
-        {
-            "if": {"const": LONG},
-            "then": {"anyOf": [{"minimum": 10**30}, {"exclusiveMaximum": -0.5}]},
-        },
-    ],
-)
+        "required": [LONG, "r" * 90],
+        "dependentRequired": {"d" * 90: ["e" * 90]},
+        "dependentSchemas": {LONG: {"minProperties": 2}},
+        "patternProperties": {"^x" + "y" * 90: {"maxLength": 3}},
+        "additionalProperties": {"type": ["string", "number", "boolean", "null"]},
+        "propertyNames": {"pattern": "^[a-z]" + "z" * 80},
+    },
+    {
+        "type": "array",
+        "prefixItems": [{"type": "string"}, {"multipleOf": 0.1}],
+        "items": False,
+        "contains": {"oneOf": [{"type": "string"}] * 12},
+        "minContains": 2,
+        "maxContains": 3,
+        "uniqueItems": True,
+        "minItems": 1,
+    },
+    {
+        "if": {"const": LONG},
+        "then": {"anyOf": [{"minimum": 10**30}, {"exclusiveMaximum": -0.5}]},
+    },
+    {
+        "allOf": [{"properties": {LONG: {"type": "string"}, "b": True}}],
+        "anyOf": [{"prefixItems": [True]}, {"contains": {"const": 1}}],
+        "if": {"patternProperties": {"^x" + "y" * 90: True}},
+        "then": {"additionalProperties": True},
+        "dependentSchemas": {LONG: {"items": {"maxLength": 3}}},
+        "unevaluatedProperties": {"maxLength": 3},
+        "unevaluatedItems": False,
+    },
+]
+
+
+@pytest.mark.parametrize("schema", LAID_OUT)
 def test_compiled_checks_are_laid_out_as_black_lays_them_out(schema: Any) -> None:
     import black
 
@@ -462,3 +603,22 @@ def test_compiled_checks_are_laid_out_as_black_lays_them_out(schema: Any) -> Non
     assert formatted.partition("_checks\n")[2].lstrip("\n") == source.partition(
         "_checks\n"
     )[2].lstrip("\n")
+
+
+def test_compiled_checks_with_annotations_pass_mypy_strict(tmp_path: Path) -> None:
+    """Checks that record and read annotations (`unevaluated*`), and every other keyword, type-check."""
+    schema = {
+        "$defs": {"it": LAID_OUT[3]},
+        "allOf": [{"$ref": "#/$defs/it"}, *LAID_OUT[:3]],
+        "unevaluatedProperties": False,
+    }
+    _, source = _compile(schema)
+    (tmp_path / "checked.py").write_text(source)
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "checked.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MYPYPATH": str(Path(__file__).parents[1])},
+    )
+    assert run.returncode == 0, run.stdout + run.stderr

@@ -34,6 +34,7 @@ from codegen.passes.naming import class_name, module_name
 from codegen.writer import write_output
 from bundling import suite_ref_map
 from conftest import shared
+from test_compiled_checks import count_checks
 
 RATCHET = Path(__file__).with_name("conformance_ratchet.json")
 # Suite folder -> the `$schema` its groups are read in.
@@ -273,3 +274,47 @@ def test_emitted_schemas_are_valid_and_are_what_the_models_enforce(
         # Formats are annotations in 2020-12 (and Python cannot compile every ECMA-262 `pattern`).
         jsonschema.Draft202012Validator.check_schema(emitted, format_checker=None)
         assert model.model_json_schema() == emitted, path.name
+
+
+# Per dialect and suite file: (groups whose models all take the compiled path or are native, groups left in
+# part to the interpreter). What stays interpreted reaches a `$dynamicRef` the dynamic scope may resolve, a
+# `$recursiveRef`, or a meta-schema (which has them). Fewer compiled is a regression; more is progress (raise the figures).
+COMPILED_PATH = {
+    "draft4": {"ref.json": (19, 0), "refRemote.json": (8, 0)},
+    "draft7": {"ref.json": (35, 0), "refRemote.json": (11, 0)},
+    "draft2019-09": {
+        "anchor.json": (4, 0),
+        "ref.json": (36, 1),
+        "refRemote.json": (15, 0),
+        "unevaluatedItems.json": (25, 1),
+        "unevaluatedProperties.json": (43, 1),
+    },
+    "draft2020-12": {
+        "anchor.json": (4, 0),
+        "dynamicRef.json": (10, 11),
+        "ref.json": (35, 1),
+        "refRemote.json": (15, 0),
+        "unevaluatedItems.json": (28, 1),
+        "unevaluatedProperties.json": (43, 1),
+    },
+}
+COMPILED_PATH_FILES = (
+    "anchor.json",
+    "dynamicRef.json",
+    "ref.json",
+    "refRemote.json",
+    "unevaluatedItems.json",
+    "unevaluatedProperties.json",
+)
+
+
+def test_unevaluated_and_references_take_the_compiled_path(suite: Suite) -> None:
+    found: dict[str, list[int]] = {}
+    for group in suite.groups:
+        if group.file not in COMPILED_PATH_FILES or group.stem in suite.refused:
+            continue
+        text = (suite.out / f"{module_name(group.stem)}.py").read_text()
+        counts = found.setdefault(group.file, [0, 0])
+        counts[0 if count_checks(text)[1] == 0 else 1] += 1
+    shown = {name: tuple(counts) for name, counts in sorted(found.items())}
+    assert shown == COMPILED_PATH[suite.dialect], shown

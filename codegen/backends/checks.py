@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..literals import py_literal
-from ..passes.compiled_checks import CheckFunction
+from ..passes.compiled_checks import UNEVALUATED, CheckFunction, annotating
 from ..runtime.validation.data import _show
 from ..runtime.validation.evaluator import (
     _ARRAY_KEYWORDS,
@@ -29,23 +29,31 @@ _BOUNDS = (
     ("exclusiveMaximum", "<", "below"),
 )
 _EARLY = "if ff and problems:"
+UNEVALUATED_SET = frozenset(UNEVALUATED)
 
 
 def render_checks(functions: list[CheckFunction]) -> list[str]:
     """The module-level lines of the functions: constants first, then one `def` each."""
     lines: list[str] = []
+    recording = annotating(functions)
     # In the order of their numbers (a check is numbered before what it applies, and compiled after it).
     for function in sorted(functions, key=lambda f: int(f.name.rpartition("_")[2])):
-        lines += _Function(function).lines()
+        lines += _Function(function, function.name in recording).lines()
     return lines
 
 
 class _Function:
-    def __init__(self, function: CheckFunction) -> None:
+    def __init__(self, function: CheckFunction, recording: bool) -> None:
         self.name = function.name
         self.schema = function.schema
         self.calls = function.calls
         self.ref = function.ref
+        self.dynamic_ref = function.dynamic_ref
+        # `recording`: it records annotations for an enclosing `unevaluated*` into its argument `ann`;
+        # `own`: it reads them itself (`ann` is then its own record, passed on to its caller's at the end).
+        self.recording = recording
+        self.own = not UNEVALUATED_SET.isdisjoint(function.schema)
+        self.collects = recording or self.own
         self.constants: list[str] = []
         self.body: list[str] = []
 
@@ -55,7 +63,10 @@ class _Function:
             schema
         ):  # the empty schema accepts everything, as the interpreter says before anything else
             self._in_place(schema)
-        head = f"def {self.name}(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:"
+        parameters = "value: Any, path: _checks.Path, ff: bool"
+        if self.recording:
+            parameters += ", ann: _checks.Ann | None = None"
+        head = f"def {self.name}({parameters}) -> _checks.Problems:"
         lines = ["", "", *self.constants, *(["", ""] if self.constants else []), head]
         if not self.body:
             return [*lines, "    return []"]
@@ -91,11 +102,24 @@ class _Function:
     def early(self, body: list[str]) -> None:
         body += [_EARLY, "    return problems"]
 
+    def passing(self, check: str, ff: str = "ff") -> str:
+        """A call of a check applied in place, passing on the annotations when they are collected."""
+        return (
+            f"{check}(value, path, {ff}, ann)"
+            if self.collects
+            else f"{check}(value, path, {ff})"
+        )
+
     def _in_place(self, schema: Mapping[str, Any]) -> None:
         body = self.body
-        if "$ref" in schema:
-            body.append(f"problems += {self.ref}(value, path, ff)")
-            self.early(body)
+        if self.own:
+            if self.recording:
+                body.append("outer = ann")
+            body.append("ann = _checks.Ann()")
+        for reference in (self.ref, self.dynamic_ref):  # `$ref`, then `$dynamicRef`
+            if reference is not None:
+                body.append(f"problems += {self.passing(reference)}")
+                self.early(body)
         body.append("kind = _checks.json_type(value)")
         self._type(schema)
         if "enum" in schema:
@@ -130,6 +154,8 @@ class _Function:
                     body += ["    " + line for line in lines]
         if {"allOf", "anyOf", "oneOf", "not", "if"} & set(schema):
             self._combinators(schema, body)
+        if self.own:
+            self._unevaluated(schema, body)
 
     def _type(self, schema: Mapping[str, Any]) -> None:
         if "type" not in schema:
@@ -229,6 +255,8 @@ class _Function:
                     "    " + _EARLY,
                     "        return problems",
                 ]
+            if self.collects:
+                body.append(f"_checks.evaluated_items(ann, min({start}, count))")
         if "items" in schema:
             items = schema["items"]
             if items is False:
@@ -247,29 +275,33 @@ class _Function:
                     "    " + _EARLY,
                     "        return problems",
                 ]
+            if self.collects:
+                body.append("_checks.evaluated_all(ann)")
         if "contains" in schema:
             check = self.call(schema["contains"])
             least = _as_count(schema.get("minContains"))
             least = 1 if least is None else least
             most = _as_count(schema.get("maxContains"))
             body += [
-                "hits = 0",
+                "hits: list[int] = []",
                 "for index in range(count):",
                 f"    if not {check}(value[index], path + (index,), True):",
-                "        hits += 1",
+                "        hits.append(index)",
             ]
             text = f"must contain at least {_plural(least, 'item')} matching the 'contains' schema (found "
             keyword = "minContains" if least != 1 else "contains"
             body += [
-                f"if hits < {least}:",
-                "    " + self.counted(text, "hits", keyword),
+                f"if len(hits) < {least}:",
+                "    " + self.counted(text, "len(hits)", keyword),
             ]
             if most is not None:
                 text = f"must contain at most {_plural(most, 'item')} matching the 'contains' schema (found "
                 body += [
-                    f"elif hits > {most}:",
-                    "    " + self.counted(text, "hits", "maxContains"),
+                    f"elif len(hits) > {most}:",
+                    "    " + self.counted(text, "len(hits)", "maxContains"),
                 ]
+            if self.collects:
+                body += ["else:", "    _checks.evaluated_indices(ann, hits)"]
         for keyword, relation, word in (
             ("minItems", "<", "least"),
             ("maxItems", ">", "most"),
@@ -298,15 +330,18 @@ class _Function:
         if not isinstance(properties, Mapping):
             properties = {}
         for name, sub in properties.items():
-            if sub is True:
+            if sub is True and not self.collects:
                 continue
             key = self.key(name)
-            body += [
-                f"if {key} in value:",
-                f"    problems += {self.call(sub)}(value[{key}], path + ({key},), ff)",
-                "    " + _EARLY,
-                "        return problems",
-            ]
+            body.append(f"if {key} in value:")
+            if sub is not True:
+                body += [
+                    f"    problems += {self.call(sub)}(value[{key}], path + ({key},), ff)",
+                    "    " + _EARLY,
+                    "        return problems",
+                ]
+            if self.collects:
+                body.append(f"    _checks.evaluated(ann, {key})")
         patterns = schema.get("patternProperties")
         if isinstance(patterns, Mapping):
             body.append("matched: set[str] = set()")
@@ -322,13 +357,15 @@ class _Function:
                     "        " + _EARLY,
                     "            return problems",
                 ]
+            if self.collects:
+                body.append("_checks.evaluated_names(ann, matched)")
         if "additionalProperties" in schema:
             sub = schema["additionalProperties"]
             names = self.constant(
                 f"frozenset({py_literal(list(properties))})", "frozenset[str]"
             )
             matched = "matched" if isinstance(patterns, Mapping) else "None"
-            if sub is not True:
+            if sub is not True or self.collects:
                 body.append(f"extra = _checks.extra(value, {names}, {matched})")
             if sub is False:
                 shown = (
@@ -348,6 +385,8 @@ class _Function:
                     "    " + _EARLY,
                     "        return problems",
                 ]
+            if self.collects:
+                body.append("_checks.evaluated_names(ann, extra)")
         if "propertyNames" in schema and schema["propertyNames"] is not True:
             body += [
                 "for name in value:",
@@ -371,7 +410,7 @@ class _Function:
         for name, sub in (dependent or {}).items():
             body += [
                 f"if {self.key(name)} in value:",
-                f"    problems += {self.call(sub)}(value, path, ff)",
+                f"    problems += {self.passing(self.call(sub))}",
                 "    " + _EARLY,
                 "        return problems",
             ]
@@ -389,15 +428,16 @@ class _Function:
 
     def _combinators(self, schema: Mapping[str, Any], body: list[str]) -> None:
         for sub in schema.get("allOf", []):
-            body.append(f"problems += {self.call(sub)}(value, path, ff)")
+            body.append(f"problems += {self.passing(self.call(sub))}")
             self.early(body)
         for keyword in ("anyOf", "oneOf"):
             branches = schema.get(keyword)
             if branches:
                 checks = ", ".join(self.call(sub) for sub in branches)
-                body.append(
-                    f"problems += _checks.alternatives({py_literal(keyword)}, ({checks},), value, path, ff)"
-                )
+                arguments = f"{py_literal(keyword)}, ({checks},), value, path, ff"
+                if self.collects:
+                    arguments += ", ann"
+                body.append(f"problems += _checks.alternatives({arguments})")
                 self.early(body)
         if "not" in schema:
             message = f"must not match the 'not' schema {_show(schema['not'])}"
@@ -410,9 +450,45 @@ class _Function:
         if "if" in schema:
             then = schema.get("then", True)
             otherwise = schema.get("else", True)
+            condition = self.call(schema["if"])
+            if self.collects:
+                test = f"_checks.holds({condition}, value, path, ann)"
+            else:
+                test = f"not {condition}(value, path, True)"
             body += [
-                f"if not {self.call(schema['if'])}(value, path, True):",
-                f"    problems += {self.call(then)}(value, path, ff)",
+                f"if {test}:",
+                f"    problems += {self.passing(self.call(then))}",
                 "else:",
-                f"    problems += {self.call(otherwise)}(value, path, ff)",
+                f"    problems += {self.passing(self.call(otherwise))}",
             ]
+
+    def _unevaluated(self, schema: Mapping[str, Any], body: list[str]) -> None:
+        """Last, as the interpreter does: `unevaluated*` read the annotations of every keyword above."""
+        self.early(body)
+        for keyword, kind, rest, unexpected, each in (
+            ("unevaluatedItems", "array", "indices", "unexpected_items", "index"),
+            ("unevaluatedProperties", "object", "names", "unexpected_names", "name"),
+        ):
+            if keyword not in schema:
+                continue
+            sub = schema[keyword]
+            body.append(f"if kind == {py_literal(kind)}:")
+            call = f"_checks.unevaluated_{rest}(value, ann)"
+            if sub is True:
+                body.append(f"    {call}")
+                continue
+            body.append(f"    left_{rest} = {call}")
+            if sub is False:
+                body += [
+                    f"    if left_{rest}:",
+                    f"        problems.append(_checks.{unexpected}(left_{rest}, path))",
+                ]
+            else:
+                body += [
+                    f"    for {each} in left_{rest}:",
+                    f"        problems += {self.call(sub)}(value[{each}], path + ({each},), ff)",
+                    "        " + _EARLY,
+                    "            return problems",
+                ]
+        if self.recording:
+            body.append("_checks.merge(outer, ann)")

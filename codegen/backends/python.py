@@ -220,6 +220,9 @@ def _render_module(
     constants = _Constants()
     checks = ModuleChecks()
     views = [_model_view(m, native, module, checks) for m in module.models]
+    tool_checks = {
+        tool.name: _tool_checks(tool, module, checks) for tool in module.tools
+    }
     if checks.functions:
         needs.add("Any")
     fields = [fv for view in views for fv in view["fields"]]
@@ -264,6 +267,7 @@ def _render_module(
         ],
         constant=constants,
         checks=render_checks(checks.functions),
+        tool_checks=tool_checks,
         exported=module.exported_names(),
     )
     return PythonFile(text, constants.splices)
@@ -321,6 +325,24 @@ def _model_view(
         "json_native": is_native and model.class_name in native[1],
         "check": check,
     }
+
+
+def _tool_checks(
+    tool: ToolPlan, module: ModulePlan, checks: ModuleChecks
+) -> dict[str, Any]:
+    """The checks compiled for what dispatch checks besides the arguments (whose model has its own): the
+    result against the output schema, and each context value against its schema (None: the interpreter's).
+    """
+    output = None
+    if tool.output_const is not None:
+        document = module.constants[tool.output_const]
+        output = checks.entry(document, "", tool.output_const)
+    context = {
+        param.py_name: checks.entry(param.schema, "")
+        for param in tool.context_params
+        if param.schema is not None
+    }
+    return {"output": output, "context": context}
 
 
 def _constant_type(value: Any) -> str:

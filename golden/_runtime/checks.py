@@ -8,10 +8,11 @@ here: JSON types and equality, exact number comparison, the linear-time pattern 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .validation.applicators import _summarise
+from .validation.context import _ALL, _Ann
 from .validation.data import _check_data, _has_type, _json_type, _key
 from .validation.formats import _valid_date, _valid_date_time
 from .validation.numbers import _aligned, _is_multiple
@@ -19,10 +20,13 @@ from .validation.objects import _Objects
 from .validation.patterns import Matcher as Matcher
 from .validation.patterns import compile_pattern
 from .validation.problems import Problem as Problem
+from .validation.problems import _names
 
 Path = tuple[str | int, ...]
 Problems = list[Problem]
 Check = Callable[[Any, Path, bool], list[Problem]]
+# The annotations `unevaluated*` read (the properties and items evaluated): the interpreter's own record.
+Ann = _Ann
 
 json_type = _json_type
 has_type = _has_type
@@ -75,12 +79,12 @@ def counted(text: str, count: int, keyword: str, path: Path) -> Problem:
     return Problem(path, f"{text}{count})", keyword)
 
 
-def accept(value: Any, path: Path, ff: bool) -> list[Problem]:
+def accept(value: Any, path: Path, ff: bool, ann: Ann | None = None) -> list[Problem]:
     """The check of the schema `true`."""
     return []
 
 
-def reject(value: Any, path: Path, ff: bool) -> list[Problem]:
+def reject(value: Any, path: Path, ff: bool, ann: Ann | None = None) -> list[Problem]:
     """The check of the schema `false`."""
     return [Problem(path, "no value is allowed here", "false")]
 
@@ -123,14 +127,30 @@ def bad_name(name: str, found: list[Problem], path: Path) -> Problem:
 
 
 def alternatives(
-    keyword: str, branches: Sequence[Check], value: Any, path: Path, ff: bool
+    keyword: str,
+    branches: Sequence[Callable[..., list[Problem]]],
+    value: Any,
+    path: Path,
+    ff: bool,
+    ann: Ann | None = None,
 ) -> list[Problem]:
-    """`anyOf` / `oneOf`, as the interpreter's `_alternatives` decides and words it."""
+    """`anyOf` / `oneOf`, as the interpreter's `_alternatives` decides and words it. With `ann`, the
+    annotations of every branch that matches are kept (so every `anyOf` branch is tried).
+    """
     matches: list[int] = []
     for position, branch in enumerate(branches):
-        if not branch(value, path, True):
+        if ann is None:
+            failed = branch(value, path, True)
+        else:
+            branch_ann = Ann()
+            failed = branch(value, path, True, branch_ann)
+            if not failed:
+                ann.merge(branch_ann)
+        if not failed:
             matches.append(position)
-            if keyword == "anyOf" or len(matches) > 1:
+            if keyword == "anyOf" and ann is None:
+                break  # no annotations wanted: one match settles it
+            if keyword == "oneOf" and len(matches) > 1:
                 break
     if keyword == "oneOf" and len(matches) > 1:
         message = (
@@ -145,6 +165,80 @@ def alternatives(
         return [Problem(path, message, keyword)]
     failures = [branch(value, path, False) for branch in branches]
     return _summarise(keyword, failures, path)
+
+
+def holds(
+    check: Callable[..., list[Problem]], value: Any, path: Path, ann: Ann | None
+) -> bool:
+    """Whether `if` holds; its annotations are kept only when it does."""
+    if ann is None:
+        return not check(value, path, True)
+    if_ann = Ann()
+    if check(value, path, True, if_ann):
+        return False
+    ann.merge(if_ann)
+    return True
+
+
+# -- the annotations `unevaluated*` read, as the interpreter records them (a no-op without `ann`) --
+
+
+def evaluated(ann: Ann | None, name: str) -> None:
+    if ann is not None:
+        ann.props.add(name)
+
+
+def evaluated_names(ann: Ann | None, names: Iterable[str]) -> None:
+    if ann is not None:
+        ann.props.update(names)
+
+
+def evaluated_items(ann: Ann | None, upto: int) -> None:
+    """Items below `upto` evaluated (`prefixItems`)."""
+    if ann is not None:
+        ann.upto = max(ann.upto, upto)
+
+
+def evaluated_all(ann: Ann | None) -> None:
+    """Every item evaluated (`items`)."""
+    if ann is not None:
+        ann.upto = _ALL
+
+
+def evaluated_indices(ann: Ann | None, indices: list[int]) -> None:
+    """The items `contains` matched."""
+    if ann is not None:
+        ann.indices.update(indices)
+
+
+def merge(outer: Ann | None, ann: Ann) -> None:
+    if outer is not None:
+        outer.merge(ann)
+
+
+def unevaluated_names(value: dict[str, Any], ann: Ann) -> list[str]:
+    """The properties no keyword evaluated, which `unevaluatedProperties` now evaluates."""
+    rest = [name for name in value if name not in ann.props]
+    ann.props.update(rest)
+    return rest
+
+
+def unevaluated_indices(value: list[Any], ann: Ann) -> list[int]:
+    """The items no keyword evaluated, which `unevaluatedItems` now evaluates."""
+    rest = [i for i in range(ann.upto, len(value)) if i not in ann.indices]
+    ann.upto = _ALL
+    return rest
+
+
+def unexpected_names(rest: list[str], path: Path) -> Problem:
+    noun = "property" if len(rest) == 1 else "properties"
+    return Problem(path, f"unexpected {noun} {_names(rest)}", "unevaluatedProperties")
+
+
+def unexpected_items(rest: list[int], path: Path) -> Problem:
+    shown = ", ".join(map(str, rest[:10])) + (", ..." if len(rest) > 10 else "")
+    noun = "item" if len(rest) == 1 else "items"
+    return Problem(path, f"unexpected {noun} at index {shown}", "unevaluatedItems")
 
 
 def run(check: Check, data: Any) -> list[Problem]:

@@ -80,6 +80,137 @@ def _check_faa2_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     return problems
 
 
+def _check_9b83_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    problems += _check_9b83_1(value, path, ff)
+    if ff and problems:
+        return problems
+    kind = _checks.json_type(value)
+    return problems
+
+
+_CHECK_9B83_1_0: frozenset[str] = frozenset(["fullName", "age", "email", "birthday"])
+
+
+def _check_9b83_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "object"):
+        problems.append(_checks.mistyped("object", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("object",):
+        if "fullName" not in value:
+            problems.append(
+                _checks.Problem(path, "'fullName' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "age" not in value:
+            problems.append(
+                _checks.Problem(path, "'age' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "email" not in value:
+            problems.append(
+                _checks.Problem(path, "'email' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "fullName" in value:
+            problems += _check_9b83_2(value["fullName"], path + ("fullName",), ff)
+            if ff and problems:
+                return problems
+        if "age" in value:
+            problems += _check_9b83_3(value["age"], path + ("age",), ff)
+            if ff and problems:
+                return problems
+        if "email" in value:
+            problems += _check_9b83_4(value["email"], path + ("email",), ff)
+            if ff and problems:
+                return problems
+        if "birthday" in value:
+            problems += _check_9b83_5(value["birthday"], path + ("birthday",), ff)
+            if ff and problems:
+                return problems
+        extra = _checks.extra(value, _CHECK_9B83_1_0, None)
+        if extra:
+            problems.append(
+                _checks.unexpected(
+                    extra, ["fullName", "age", "email", "birthday"], None, path
+                )
+            )
+    return problems
+
+
+def _check_9b83_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "string"):
+        problems.append(_checks.mistyped("string", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("string",):
+        if len(value) < 1:
+            problems.append(
+                _checks.Problem(path, "must be at least 1 character long", "minLength")
+            )
+    return problems
+
+
+def _check_9b83_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "integer"):
+        problems.append(_checks.mistyped("integer", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("integer", "number"):
+        if not _checks.at_least(value, 0):
+            problems.append(_checks.Problem(path, "must be >= 0", "minimum"))
+        if not _checks.at_most(value, 150):
+            problems.append(_checks.Problem(path, "must be <= 150", "maximum"))
+    return problems
+
+
+_CHECK_9B83_4_0: _checks.Matcher = _checks.pattern("^[^@ ]+@[^@ ]+$")
+
+
+def _check_9b83_4(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "string"):
+        problems.append(_checks.mistyped("string", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("string",):
+        if not _CHECK_9B83_4_0.search(value):
+            problems.append(
+                _checks.Problem(path, "must match pattern '^[^@ ]+@[^@ ]+$'", "pattern")
+            )
+    return problems
+
+
+def _check_9b83_5(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "string"):
+        problems.append(_checks.mistyped("string", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("string",):
+        if not _checks.valid_date(value):
+            problems.append(
+                _checks.Problem(
+                    path,
+                    "must be a valid date in the form YYYY-MM-DD (RFC 3339 full-date)",
+                    "format",
+                )
+            )
+    return problems
+
+
 class LookupPersonArgs(_models.NativeModel):
     """Arguments of the tool `lookupPerson`."""
 
@@ -154,6 +285,7 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         input_schema=LOOKUP_PERSON_INPUT_SCHEMA,
         output_schema=LOOKUP_PERSON_OUTPUT_SCHEMA,
         result_type=Person,
+        output_check=_check_9b83_0,
     ),
     _dispatch.ToolSpec(
         name="scheduleCall",

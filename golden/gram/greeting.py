@@ -5,7 +5,7 @@ from typing import Any, Protocol
 
 from pydantic import ConfigDict, Field
 
-from .._runtime import dispatch as _dispatch, models as _models
+from .._runtime import checks as _checks, dispatch as _dispatch, models as _models
 
 SAY_HELLO_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -14,6 +14,16 @@ SAY_HELLO_INPUT_SCHEMA: dict[str, Any] = {
 }
 
 SAY_HELLO_OUTPUT_SCHEMA: dict[str, Any] = {"type": "string"}
+
+
+def _check_271c_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "string"):
+        problems.append(_checks.mistyped("string", kind, path))
+    if ff and problems:
+        return problems
+    return problems
 
 
 class SayHelloArgs(_models.NativeModel):
@@ -52,6 +62,7 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         input_schema=SAY_HELLO_INPUT_SCHEMA,
         output_schema=SAY_HELLO_OUTPUT_SCHEMA,
         result_type=str,
+        output_check=_check_271c_0,
     ),
 )
 

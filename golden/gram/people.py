@@ -6,7 +6,7 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import ConfigDict, Field
 
-from .._runtime import dispatch as _dispatch, models as _models
+from .._runtime import checks as _checks, dispatch as _dispatch, models as _models
 
 PERSON_SCHEMA: dict[str, Any] = {
     "title": "Person",
@@ -167,6 +167,235 @@ GROUP_BY_CITY_OUTPUT_SCHEMA: dict[str, Any] = {
 }
 
 
+def _check_3536_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    problems += _check_3536_1(value, path, ff)
+    if ff and problems:
+        return problems
+    kind = _checks.json_type(value)
+    return problems
+
+
+def _check_1d7b_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "array"):
+        problems.append(_checks.mistyped("array", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("array",):
+        count = len(value)
+        for index in range(0, count):
+            problems += _check_1d7b_1(value[index], path + (index,), ff)
+            if ff and problems:
+                return problems
+    return problems
+
+
+def _check_8e94_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "array"):
+        problems.append(_checks.mistyped("array", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("array",):
+        count = len(value)
+        for index in range(0, count):
+            problems += _check_8e94_1(value[index], path + (index,), ff)
+            if ff and problems:
+                return problems
+    return problems
+
+
+_CHECK_3536_1_0: frozenset[str] = frozenset(["fullName", "age", "email", "birthday"])
+
+
+def _check_3536_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "object"):
+        problems.append(_checks.mistyped("object", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("object",):
+        if "fullName" not in value:
+            problems.append(
+                _checks.Problem(path, "'fullName' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "age" not in value:
+            problems.append(
+                _checks.Problem(path, "'age' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "email" not in value:
+            problems.append(
+                _checks.Problem(path, "'email' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "fullName" in value:
+            problems += _check_3536_2(value["fullName"], path + ("fullName",), ff)
+            if ff and problems:
+                return problems
+        if "age" in value:
+            problems += _check_3536_3(value["age"], path + ("age",), ff)
+            if ff and problems:
+                return problems
+        if "email" in value:
+            problems += _check_3536_4(value["email"], path + ("email",), ff)
+            if ff and problems:
+                return problems
+        if "birthday" in value:
+            problems += _check_3536_5(value["birthday"], path + ("birthday",), ff)
+            if ff and problems:
+                return problems
+        extra = _checks.extra(value, _CHECK_3536_1_0, None)
+        if extra:
+            problems.append(
+                _checks.unexpected(
+                    extra, ["fullName", "age", "email", "birthday"], None, path
+                )
+            )
+    return problems
+
+
+def _check_1d7b_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    problems += _check_3536_1(value, path, ff)
+    if ff and problems:
+        return problems
+    kind = _checks.json_type(value)
+    return problems
+
+
+_CHECK_8E94_1_0: frozenset[str] = frozenset(["city", "count"])
+
+
+def _check_8e94_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "object"):
+        problems.append(_checks.mistyped("object", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("object",):
+        if "city" not in value:
+            problems.append(
+                _checks.Problem(path, "'city' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "count" not in value:
+            problems.append(
+                _checks.Problem(path, "'count' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "city" in value:
+            problems += _check_8e94_2(value["city"], path + ("city",), ff)
+            if ff and problems:
+                return problems
+        if "count" in value:
+            problems += _check_8e94_3(value["count"], path + ("count",), ff)
+            if ff and problems:
+                return problems
+        extra = _checks.extra(value, _CHECK_8E94_1_0, None)
+        if extra:
+            problems.append(_checks.unexpected(extra, ["city", "count"], None, path))
+    return problems
+
+
+def _check_3536_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "string"):
+        problems.append(_checks.mistyped("string", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("string",):
+        if len(value) < 1:
+            problems.append(
+                _checks.Problem(path, "must be at least 1 character long", "minLength")
+            )
+    return problems
+
+
+def _check_8e94_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "string"):
+        problems.append(_checks.mistyped("string", kind, path))
+    if ff and problems:
+        return problems
+    return problems
+
+
+def _check_3536_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "integer"):
+        problems.append(_checks.mistyped("integer", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("integer", "number"):
+        if not _checks.at_least(value, 0):
+            problems.append(_checks.Problem(path, "must be >= 0", "minimum"))
+        if not _checks.at_most(value, 150):
+            problems.append(_checks.Problem(path, "must be <= 150", "maximum"))
+    return problems
+
+
+def _check_8e94_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "integer"):
+        problems.append(_checks.mistyped("integer", kind, path))
+    if ff and problems:
+        return problems
+    return problems
+
+
+_CHECK_3536_4_0: _checks.Matcher = _checks.pattern("^[^@ ]+@[^@ ]+$")
+
+
+def _check_3536_4(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "string"):
+        problems.append(_checks.mistyped("string", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("string",):
+        if not _CHECK_3536_4_0.search(value):
+            problems.append(
+                _checks.Problem(path, "must match pattern '^[^@ ]+@[^@ ]+$'", "pattern")
+            )
+    return problems
+
+
+def _check_3536_5(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "string"):
+        problems.append(_checks.mistyped("string", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("string",):
+        if not _checks.valid_date(value):
+            problems.append(
+                _checks.Problem(
+                    path,
+                    "must be a valid date in the form YYYY-MM-DD (RFC 3339 full-date)",
+                    "format",
+                )
+            )
+    return problems
+
+
 class Person(_models.NativeModel):
     """A person in the directory."""
 
@@ -308,6 +537,7 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         output_schema=REGISTER_PERSON_OUTPUT_SCHEMA,
         result_type=Person,
         metadata={"sideEffects": True},
+        output_check=_check_3536_0,
     ),
     _dispatch.ToolSpec(
         name="findPeople",
@@ -317,6 +547,7 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         input_schema=FIND_PEOPLE_INPUT_SCHEMA,
         output_schema=FIND_PEOPLE_OUTPUT_SCHEMA,
         result_type=list[Person],
+        output_check=_check_1d7b_0,
     ),
     _dispatch.ToolSpec(
         name="groupByCity",
@@ -326,6 +557,7 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         input_schema=GROUP_BY_CITY_INPUT_SCHEMA,
         output_schema=GROUP_BY_CITY_OUTPUT_SCHEMA,
         result_type=list[GroupByCityResultItem],
+        output_check=_check_8e94_0,
     ),
 )
 

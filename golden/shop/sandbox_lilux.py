@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Protocol
 
-from .._runtime import dispatch as _dispatch, models as _models
+from .._runtime import checks as _checks, dispatch as _dispatch, models as _models
 
 RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -33,6 +33,55 @@ RUN_SANDBOXED_SCRIPT_CONFIG_SCHEMA: dict[str, Any] = {
     },
     "required": ["api_key"],
 }
+
+
+def _check_b235_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "object"):
+        problems.append(_checks.mistyped("object", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("object",):
+        if "exit_code" not in value:
+            problems.append(
+                _checks.Problem(path, "'exit_code' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "exit_code" in value:
+            problems += _check_b235_1(value["exit_code"], path + ("exit_code",), ff)
+            if ff and problems:
+                return problems
+        if "stdout" in value:
+            problems += _check_b235_2(value["stdout"], path + ("stdout",), ff)
+            if ff and problems:
+                return problems
+        if "stderr" in value:
+            problems += _check_b235_2(value["stderr"], path + ("stderr",), ff)
+            if ff and problems:
+                return problems
+    return problems
+
+
+def _check_b235_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "integer"):
+        problems.append(_checks.mistyped("integer", kind, path))
+    if ff and problems:
+        return problems
+    return problems
+
+
+def _check_b235_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "string"):
+        problems.append(_checks.mistyped("string", kind, path))
+    if ff and problems:
+        return problems
+    return problems
 
 
 class RunSandboxedScriptArgs(_models.NativeModel):
@@ -113,6 +162,7 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         },
         config_model=RunSandboxedScriptConfig,
         config_param="config",
+        output_check=_check_b235_0,
     ),
 )
 

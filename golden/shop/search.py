@@ -92,6 +92,31 @@ def _check_8550_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     return problems
 
 
+def _check_bf07_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "object"):
+        problems.append(_checks.mistyped("object", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("object",):
+        if "results" not in value:
+            problems.append(
+                _checks.Problem(path, "'results' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "results" in value:
+            problems += _check_bf07_1(value["results"], path + ("results",), ff)
+            if ff and problems:
+                return problems
+        if "total" in value:
+            problems += _check_bf07_5(value["total"], path + ("total",), ff)
+            if ff and problems:
+                return problems
+    return problems
+
+
 def _check_8550_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
@@ -102,6 +127,22 @@ def _check_8550_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     return problems
 
 
+def _check_bf07_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "array"):
+        problems.append(_checks.mistyped("array", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("array",):
+        count = len(value)
+        for index in range(0, count):
+            problems += _check_bf07_2(value[index], path + (index,), ff)
+            if ff and problems:
+                return problems
+    return problems
+
+
 def _check_8550_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
@@ -109,6 +150,41 @@ def _check_8550_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
         problems.append(_checks.mistyped("string", kind, path))
     if ff and problems:
         return problems
+    return problems
+
+
+def _check_bf07_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "object"):
+        problems.append(_checks.mistyped("object", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("object",):
+        if "url" not in value:
+            problems.append(
+                _checks.Problem(path, "'url' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "title" not in value:
+            problems.append(
+                _checks.Problem(path, "'title' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "url" in value:
+            problems += _check_bf07_3(value["url"], path + ("url",), ff)
+            if ff and problems:
+                return problems
+        if "title" in value:
+            problems += _check_8550_2(value["title"], path + ("title",), ff)
+            if ff and problems:
+                return problems
+        if "score" in value:
+            problems += _check_bf07_4(value["score"], path + ("score",), ff)
+            if ff and problems:
+                return problems
     return problems
 
 
@@ -128,6 +204,16 @@ def _check_8550_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     return problems
 
 
+def _check_bf07_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "string"):
+        problems.append(_checks.mistyped("string", kind, path))
+    if ff and problems:
+        return problems
+    return problems
+
+
 def _check_8550_4(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     problems: _checks.Problems = []
     kind = _checks.json_type(value)
@@ -135,6 +221,21 @@ def _check_8550_4(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
         problems.append(_checks.mistyped("string, number or boolean", kind, path))
     if ff and problems:
         return problems
+    return problems
+
+
+def _check_bf07_4(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "number"):
+        problems.append(_checks.mistyped("number", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("integer", "number"):
+        if not _checks.at_least(value, 0):
+            problems.append(_checks.Problem(path, "must be >= 0", "minimum"))
+        if not _checks.at_most(value, 1):
+            problems.append(_checks.Problem(path, "must be <= 1", "maximum"))
     return problems
 
 
@@ -168,6 +269,16 @@ def _check_8550_5(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
             problems += _check_8550_9(value["headers"], path + ("headers",), ff)
             if ff and problems:
                 return problems
+    return problems
+
+
+def _check_bf07_5(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "integer"):
+        problems.append(_checks.mistyped("integer", kind, path))
+    if ff and problems:
+        return problems
     return problems
 
 
@@ -228,19 +339,9 @@ def _check_8550_9(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     if kind in ("object",):
         extra = _checks.extra(value, _CHECK_8550_9_0, None)
         for name in extra:
-            problems += _check_8550_10(value[name], path + (name,), ff)
+            problems += _check_8550_2(value[name], path + (name,), ff)
             if ff and problems:
                 return problems
-    return problems
-
-
-def _check_8550_10(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
     return problems
 
 
@@ -325,6 +426,7 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         input_schema=SEARCH_WEB_INPUT_SCHEMA,
         output_schema=SEARCH_WEB_OUTPUT_SCHEMA,
         result_type=SearchWebResult,
+        output_check=_check_bf07_0,
     ),
 )
 

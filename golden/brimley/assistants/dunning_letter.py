@@ -5,7 +5,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import ConfigDict
 
-from ..._runtime import dispatch as _dispatch, models as _models
+from ..._runtime import checks as _checks, dispatch as _dispatch, models as _models
 
 DUNNING_LETTER_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -53,6 +53,16 @@ DUNNING_LETTER_INPUT_SCHEMA: dict[str, Any] = {
 }
 
 DUNNING_LETTER_OUTPUT_SCHEMA: dict[str, Any] = {"type": "string"}
+
+
+def _check_fc12_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "string"):
+        problems.append(_checks.mistyped("string", kind, path))
+    if ff and problems:
+        return problems
+    return problems
 
 
 class DunningLetterArgs(_models.NativeModel):
@@ -131,8 +141,10 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
                 wire="signature",
                 type=str,
                 schema={"type": "string"},
+                check=_check_fc12_0,
             ),
         ),
+        output_check=_check_fc12_0,
     ),
 )
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import ConfigDict
 
-from ..._runtime import dispatch as _dispatch, models as _models
+from ..._runtime import checks as _checks, dispatch as _dispatch, models as _models
 
 EXCHANGE_RATE_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -20,6 +20,16 @@ EXCHANGE_RATE_INPUT_SCHEMA: dict[str, Any] = {
 }
 
 EXCHANGE_RATE_OUTPUT_SCHEMA: dict[str, Any] = {"type": "number"}
+
+
+def _check_7693_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "number"):
+        problems.append(_checks.mistyped("number", kind, path))
+    if ff and problems:
+        return problems
+    return problems
 
 
 class ExchangeRateArgs(_models.NativeModel):
@@ -69,6 +79,7 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
                 "timeout": 5.0,
             }
         },
+        output_check=_check_7693_0,
     ),
 )
 

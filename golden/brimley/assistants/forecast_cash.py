@@ -89,6 +89,258 @@ def _check_80a4_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
     return problems
 
 
+_CHECK_80A4_1_0: frozenset[str] = frozenset(["expected", "invoices"])
+
+
+def _check_80a4_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "object"):
+        problems.append(_checks.mistyped("object", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("object",):
+        if "expected" not in value:
+            problems.append(
+                _checks.Problem(path, "'expected' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "invoices" not in value:
+            problems.append(
+                _checks.Problem(path, "'invoices' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "expected" in value:
+            problems += _check_80a4_0(value["expected"], path + ("expected",), ff)
+            if ff and problems:
+                return problems
+        if "invoices" in value:
+            problems += _check_80a4_2(value["invoices"], path + ("invoices",), ff)
+            if ff and problems:
+                return problems
+        extra = _checks.extra(value, _CHECK_80A4_1_0, None)
+        if extra:
+            problems.append(
+                _checks.unexpected(extra, ["expected", "invoices"], None, path)
+            )
+    return problems
+
+
+def _check_80a4_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "array"):
+        problems.append(_checks.mistyped("array", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("array",):
+        count = len(value)
+        for index in range(0, count):
+            problems += _check_80a4_3(value[index], path + (index,), ff)
+            if ff and problems:
+                return problems
+    return problems
+
+
+def _check_80a4_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    problems += _check_80a4_4(value, path, ff)
+    if ff and problems:
+        return problems
+    kind = _checks.json_type(value)
+    return problems
+
+
+_CHECK_80A4_4_0: frozenset[str] = frozenset(
+    ["invoice_id", "account_id", "amount", "status", "issued_on", "paid_at", "overdue"]
+)
+
+
+def _check_80a4_4(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "object"):
+        problems.append(_checks.mistyped("object", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("object",):
+        if "invoice_id" not in value:
+            problems.append(
+                _checks.Problem(path, "'invoice_id' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "account_id" not in value:
+            problems.append(
+                _checks.Problem(path, "'account_id' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "amount" not in value:
+            problems.append(
+                _checks.Problem(path, "'amount' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "status" not in value:
+            problems.append(
+                _checks.Problem(path, "'status' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "issued_on" not in value:
+            problems.append(
+                _checks.Problem(path, "'issued_on' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "overdue" not in value:
+            problems.append(
+                _checks.Problem(path, "'overdue' is a required property", "required")
+            )
+            if ff:
+                return problems
+        if "invoice_id" in value:
+            problems += _check_80a4_5(value["invoice_id"], path + ("invoice_id",), ff)
+            if ff and problems:
+                return problems
+        if "account_id" in value:
+            problems += _check_80a4_5(value["account_id"], path + ("account_id",), ff)
+            if ff and problems:
+                return problems
+        if "amount" in value:
+            problems += _check_80a4_6(value["amount"], path + ("amount",), ff)
+            if ff and problems:
+                return problems
+        if "status" in value:
+            problems += _check_80a4_7(value["status"], path + ("status",), ff)
+            if ff and problems:
+                return problems
+        if "issued_on" in value:
+            problems += _check_80a4_8(value["issued_on"], path + ("issued_on",), ff)
+            if ff and problems:
+                return problems
+        if "paid_at" in value:
+            problems += _check_80a4_9(value["paid_at"], path + ("paid_at",), ff)
+            if ff and problems:
+                return problems
+        if "overdue" in value:
+            problems += _check_80a4_10(value["overdue"], path + ("overdue",), ff)
+            if ff and problems:
+                return problems
+        extra = _checks.extra(value, _CHECK_80A4_4_0, None)
+        if extra:
+            problems.append(
+                _checks.unexpected(
+                    extra,
+                    [
+                        "invoice_id",
+                        "account_id",
+                        "amount",
+                        "status",
+                        "issued_on",
+                        "paid_at",
+                        "overdue",
+                    ],
+                    None,
+                    path,
+                )
+            )
+    return problems
+
+
+def _check_80a4_5(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "integer"):
+        problems.append(_checks.mistyped("integer", kind, path))
+    if ff and problems:
+        return problems
+    return problems
+
+
+def _check_80a4_6(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "number"):
+        problems.append(_checks.mistyped("number", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("integer", "number"):
+        if not _checks.at_least(value, 0):
+            problems.append(_checks.Problem(path, "must be >= 0", "minimum"))
+    return problems
+
+
+_CHECK_80A4_7_0: frozenset[object] = _checks.keys(["draft", "open", "paid", "void"])
+
+
+def _check_80a4_7(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "string"):
+        problems.append(_checks.mistyped("string", kind, path))
+    if _checks.key(value) not in _CHECK_80A4_7_0:
+        problems.append(
+            _checks.Problem(
+                path, "must be one of ['draft', 'open', 'paid', 'void']", "enum"
+            )
+        )
+    if ff and problems:
+        return problems
+    return problems
+
+
+def _check_80a4_8(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "string"):
+        problems.append(_checks.mistyped("string", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("string",):
+        if not _checks.valid_date(value):
+            problems.append(
+                _checks.Problem(
+                    path,
+                    "must be a valid date in the form YYYY-MM-DD (RFC 3339 full-date)",
+                    "format",
+                )
+            )
+    return problems
+
+
+def _check_80a4_9(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "string"):
+        problems.append(_checks.mistyped("string", kind, path))
+    if ff and problems:
+        return problems
+    if kind in ("string",):
+        if not _checks.valid_date_time(value):
+            problems.append(
+                _checks.Problem(
+                    path,
+                    "must be a valid RFC 3339 date-time with a time zone, e.g. 2024-01-31T09:30:00Z or 2024-01-31T09:30:00+02:00",
+                    "format",
+                )
+            )
+    return problems
+
+
+def _check_80a4_10(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "boolean"):
+        problems.append(_checks.mistyped("boolean", kind, path))
+    if ff and problems:
+        return problems
+    return problems
+
+
 class ForecastCashArgs(_models.NativeModel):
     """Arguments of the tool `forecast_cash`."""
 
@@ -175,6 +427,7 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         metadata={"handler": "billing.forecast.run"},
         config_model=ForecastCashConfig,
         config_param="config",
+        output_check=_check_80a4_1,
     ),
 )
 

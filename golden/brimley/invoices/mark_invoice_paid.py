@@ -6,7 +6,12 @@ from typing import Annotated, Any, Protocol, TYPE_CHECKING
 
 from pydantic import ConfigDict
 
-from ..._runtime import dispatch as _dispatch, models as _models, sql as _sql
+from ..._runtime import (
+    checks as _checks,
+    dispatch as _dispatch,
+    models as _models,
+    sql as _sql,
+)
 
 if TYPE_CHECKING:
     import sqlalchemy as _sa
@@ -20,6 +25,16 @@ MARK_INVOICE_PAID_INPUT_SCHEMA: dict[str, Any] = {
     "required": ["invoice_id", "paid_at"],
     "additionalProperties": False,
 }
+
+
+def _check_doc0_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "integer"):
+        problems.append(_checks.mistyped("integer", kind, path))
+    if ff and problems:
+        return problems
+    return problems
 
 
 class MarkInvoicePaidArgs(_models.NativeModel):
@@ -107,6 +122,7 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
                 wire="tenant_id",
                 type=int,
                 schema={"type": "integer"},
+                check=_check_doc0_0,
             ),
         ),
         implementation=_mark_invoice_paid_tool,

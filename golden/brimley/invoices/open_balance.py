@@ -6,7 +6,12 @@ from typing import Any, Protocol, TYPE_CHECKING
 
 from pydantic import ConfigDict
 
-from ..._runtime import dispatch as _dispatch, models as _models, sql as _sql
+from ..._runtime import (
+    checks as _checks,
+    dispatch as _dispatch,
+    models as _models,
+    sql as _sql,
+)
 
 if TYPE_CHECKING:
     import sqlalchemy as _sa
@@ -19,6 +24,26 @@ OPEN_BALANCE_INPUT_SCHEMA: dict[str, Any] = {
 }
 
 OPEN_BALANCE_OUTPUT_SCHEMA: dict[str, Any] = {"type": "number", "format": "decimal"}
+
+
+def _check_02d5_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "number"):
+        problems.append(_checks.mistyped("number", kind, path))
+    if ff and problems:
+        return problems
+    return problems
+
+
+def _check_doc1_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "integer"):
+        problems.append(_checks.mistyped("integer", kind, path))
+    if ff and problems:
+        return problems
+    return problems
 
 
 class OpenBalanceArgs(_models.NativeModel):
@@ -105,9 +130,11 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
                 wire="tenant_id",
                 type=int,
                 schema={"type": "integer"},
+                check=_check_doc1_0,
             ),
         ),
         implementation=_open_balance_tool,
+        output_check=_check_02d5_0,
     ),
 )
 

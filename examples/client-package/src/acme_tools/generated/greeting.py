@@ -5,7 +5,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import ConfigDict, Field
 
-from ._runtime import dispatch as _dispatch, models as _models
+from ._runtime import checks as _checks, dispatch as _dispatch, models as _models
 
 GREET_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -18,6 +18,16 @@ GREET_INPUT_SCHEMA: dict[str, Any] = {
 }
 
 GREET_OUTPUT_SCHEMA: dict[str, Any] = {"type": "string"}
+
+
+def _check_bd7d_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
+    problems: _checks.Problems = []
+    kind = _checks.json_type(value)
+    if not _checks.has_type(value, kind, "string"):
+        problems.append(_checks.mistyped("string", kind, path))
+    if ff and problems:
+        return problems
+    return problems
 
 
 class GreetArgs(_models.NativeModel):
@@ -61,6 +71,7 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         input_schema=GREET_INPUT_SCHEMA,
         output_schema=GREET_OUTPUT_SCHEMA,
         result_type=str,
+        output_check=_check_bd7d_0,
     ),
 )
 

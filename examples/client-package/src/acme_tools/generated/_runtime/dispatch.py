@@ -19,6 +19,8 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from .checks import Check, Problems
+from .checks import run as run_check
 from .exports import export_names, mcp_call_result, openai_arguments
 from .models import (
     checked_instance,
@@ -115,6 +117,8 @@ class ContextArg:
     # The Python type the value becomes, after the exact check against `schema` (its declared JSON Schema).
     type: Any = Any
     schema: Any = None
+    # The check codegen compiled for `schema`, when it could (it then decides alone).
+    check: Check | None = None
 
 
 class MissingContextError(LookupError):
@@ -138,6 +142,8 @@ class ToolSpec:
     context_args: tuple[ContextArg, ...] = ()
     # What the spec says beyond the schema (Lilux executor settings, gram record keys, MCP annotations, ...).
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    # The check codegen compiled for `output_schema`, when it could (it then decides alone).
+    output_check: Check | None = None
     # Set for tools codegen implements itself (SQL tools).
     implementation: Callable[..., Any] | None = None
     _result_adapter: list[TypeAdapter[Any]] = field(
@@ -349,7 +355,7 @@ def _call(
     if spec.output_schema is not None:
         # The same exact check as the arguments get: Pydantic alone would take "1.5" or True for a number.
         value = to_json_data(value)
-        problems = validate(value, spec.output_schema)
+        problems = _problems(value, spec.output_schema, spec.output_check)
         if problems:
             found = tuple(Problem(_dotted(p.path), p.message) for p in problems)
             return _fail(name, "invalid_result", _BAD_RESULT, *found)
@@ -361,6 +367,12 @@ def _call(
     except ValidationError as exc:
         return _fail(name, "invalid_result", _BAD_RESULT, *_pydantic_problems(exc))
     return ToolResult(name, value, output_schema=spec.output_schema)
+
+
+def _problems(data: Any, schema: Any, check: Check | None) -> Problems:
+    """The problems of JSON data against a schema: by its compiled check if it has one, else the
+    interpreter (the same problems either way)."""
+    return run_check(check, data) if check is not None else validate(data, schema)
 
 
 def _validated_rows(spec: ToolSpec, value: Any) -> bool:
@@ -417,7 +429,7 @@ def _config(spec: ToolSpec, config: Mapping[str, Any] | None) -> Any:
 
 
 def _context_value(arg: ContextArg, value: Any) -> Any:
-    return context_value(value, arg.type, arg.schema)
+    return context_value(value, arg.type, arg.schema, arg.check)
 
 
 class ContextValueError(ValueError):
@@ -430,13 +442,16 @@ class ContextValueError(ValueError):
         self.problems = problems
 
 
-def context_value(value: Any, kind: Any, schema: Any = None) -> Any:
+def context_value(
+    value: Any, kind: Any, schema: Any = None, check: Check | None = None
+) -> Any:
     """A context value checked exactly against its declared schema (as arguments are: no "5" for an
-    integer, constraints enforced), then given its Python type. Without a schema (code generated before
-    context schemas were emitted) Pydantic's conversion alone applies."""
+    integer, constraints enforced; by `check`, compiled for it, if given), then given its Python type.
+    Without a schema (code generated before context schemas were emitted) Pydantic's conversion alone
+    applies."""
     if schema is not None:
         value = to_json_data(value)
-        problems = validate(value, schema)
+        problems = _problems(value, schema, check)
         if problems:
             raise ContextValueError(
                 [Problem(_dotted(p.path), p.message) for p in problems]
