@@ -365,3 +365,28 @@ def test_sound_inside_an_applications_own_types(package: ModuleType) -> None:
         with pytest.raises(ValidationError):
             Holder.model_validate({"scalars": bad})
     assert Holder.model_validate({"scalars": {"i": 5}}).scalars.i == 5
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from("ABCDEFGH"), st.sets(st.sampled_from("ABCDEFGHXY")), max_size=8
+    ),
+    st.sets(st.sampled_from("ABCDEFGH")),
+)
+def test_native_models_are_those_whose_every_model_used_is_native(
+    uses: dict[str, set[str]], others: set[str]
+) -> None:
+    """The one-pass closure gives what the plain fixed point gives (X and Y are used but never candidates)."""
+    from codegen.passes.native import _closed_under_use
+
+    candidates = set(uses) - others
+    expected = set(candidates)
+    changed = True
+    while changed:
+        changed = False
+        for name in sorted(expected):
+            if any(used not in expected for used in uses[name]):
+                expected.discard(name)
+                changed = True
+    assert _closed_under_use(candidates, uses) == expected

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from ..ir import JArray, JObject
@@ -146,7 +147,7 @@ class NativeType:
     # A field checked apart (`_models.Checked`): (the constant naming the document, the field's pointer).
     checked: tuple[str, str] | None = None
 
-    @property
+    @cached_property  # read several times for each field while rendering (frozen: it never changes)
     def type(self) -> PyType:
         base = self.base
         if not self.metadata:
@@ -210,7 +211,11 @@ class NativeTyper:
             return None
         marker = f"_models.Checked({const}, {py_literal(pointer)})"
         return NativeType(
-            plain, (marker,), keeps_numbers=True, nullable=True, checked=(const, pointer)
+            plain,
+            (marker,),
+            keeps_numbers=True,
+            nullable=True,
+            checked=(const, pointer),
         )
 
     def native(self, schema: Any, pointer: str, depth: int) -> NativeType | None:
@@ -344,28 +349,35 @@ def native_models(models: Iterable[ModelPlan]) -> tuple[set[str], set[str]]:
     among them, those whose JSON text Pydantic's parser may read (closed, no decimals, no arbitrary JSON).
     """
     by_name = {m.class_name: m for m in models}
-    native = {m.class_name for m in by_name.values() if m.native is not None}
-    changed = True
-    while changed:
-        changed = False
-        for name in sorted(native):
-            if any(used not in native for used in _models_used(by_name[name])):
-                native.discard(name)
-                changed = True
+    uses = {
+        name: _models_used(m) for name, m in by_name.items() if m.native is not None
+    }
+    native = _closed_under_use(set(uses), uses)
     text = {
         name
         for name in native
         if by_name[name].extra == "forbid"
         and not any(field.keeps_numbers for field in by_name[name].native or ())
     }
-    changed = True
-    while changed:
-        changed = False
-        for name in sorted(text):
-            if any(used not in text for used in _models_used(by_name[name])):
-                text.discard(name)
-                changed = True
-    return native, text
+    return native, _closed_under_use(text, uses)
+
+
+def _closed_under_use(candidates: set[str], uses: dict[str, set[str]]) -> set[str]:
+    """The candidates whose every model used, directly or not, is a candidate: those using a model outside
+    are left out, then those using them, and so on (each model and use is looked at once).
+    """
+    users: dict[str, list[str]] = {}
+    for name in candidates:
+        for used in uses[name]:
+            users.setdefault(used, []).append(name)
+    kept = set(candidates)
+    work = [name for name in candidates if not uses[name] <= candidates]
+    while work:
+        name = work.pop()
+        if name in kept:
+            kept.discard(name)
+            work.extend(users.get(name, ()))
+    return kept
 
 
 def _has_dynamic_reference(schema: Any) -> bool:
