@@ -92,7 +92,6 @@ class Line:
         "_open",
         "_previous",
         "_lambda",
-        "positions",
     )
 
     def __init__(self, depth: int, inside_brackets: bool = False) -> None:
@@ -106,52 +105,91 @@ class Line:
         self._open: list[Leaf] = []
         self._previous: Leaf | None = None
         self._lambda: list[int] = []
-        self.positions: dict[int, int] = (
-            {}
-        )  # id(leaf) -> index, to find an opening bracket in O(1)
 
     # -- building (black's Line.append with preformatted leaves, BracketTracker.mark) --
 
     def append(self, leaf: Leaf, track: bool = False) -> None:
+        # black's BracketTracker.mark, inlined: this runs for every leaf of every line an attempted split builds
+        leaves = self.leaves
         if self.inside_brackets or track:
-            self._mark(leaf)
-            # `_is_magic_trailing_comma`'s first test, inlined: this runs once per leaf of every split line
+            kind = leaf.kind
+            opened = self._open
+            if opened or kind not in CLOSING:
+                if self._lambda and kind == ":" and self._lambda[-1] == len(opened):
+                    self._lambda.pop()  # black counts lambda arguments one level deeper
+                    opened.pop()
+                if kind in CLOSING:
+                    leaf.opening = opened.pop()
+                    if not leaf.value:
+                        self.invisible.append(leaf)
+                leaf.depth = len(opened)
+                if not opened:
+                    previous = self._previous
+                    priority = _split_before(leaf, previous) if kind in _BEFORE else 0
+                    if priority and previous is not None:
+                        self.delimiters[id(previous)] = priority
+                    elif kind == ",":
+                        self.delimiters[id(leaf)] = COMMA_PRIORITY
+                if kind in OPENING:
+                    opened.append(leaf)
+                    if not leaf.value:
+                        self.invisible.append(leaf)
+                self._previous = leaf
+                if kind == "name" and leaf.value == "lambda":
+                    opened.append(leaf)  # a pseudo bracket until the lambda's colon
+                    self._lambda.append(len(opened))
             if (
-                leaf.kind in CLOSING
-                and self.leaves
-                and self.leaves[-1].kind == ","
+                kind in CLOSING
+                and leaves
+                and leaves[-1].kind == ","
                 and self._is_magic_trailing_comma(leaf)
             ):
                 self.magic_trailing_comma = leaf
-        self.positions[id(leaf)] = len(self.leaves)
-        self.leaves.append(leaf)
+        leaves.append(leaf)
 
-    def _mark(self, leaf: Leaf) -> None:
-        if not self._open and leaf.kind in CLOSING:
-            return
-        if self._lambda and leaf.kind == ":" and self._lambda[-1] == len(self._open):
-            self._lambda.pop()  # black counts lambda arguments one level deeper
-            self._open.pop()
-        if leaf.kind in CLOSING:
-            opening = self._open.pop()
-            leaf.opening = opening
-            if not leaf.value:
-                self.invisible.append(leaf)
-        leaf.depth = len(self._open)
-        if not self._open:
-            priority = _split_before(leaf, self._previous)
-            if priority and self._previous is not None:
-                self.delimiters[id(self._previous)] = priority
-            elif leaf.kind == ",":
-                self.delimiters[id(leaf)] = COMMA_PRIORITY
-        if leaf.kind in OPENING:
-            self._open.append(leaf)
-            if not leaf.value:
-                self.invisible.append(leaf)
-        self._previous = leaf
-        if leaf.kind == "name" and leaf.value == "lambda":
-            self._open.append(leaf)  # a pseudo bracket until the lambda's colon
-            self._lambda.append(len(self._open))
+    def extend(self, leaves: list[Leaf]) -> None:
+        """`append(leaf, track=True)` for each leaf, in one loop: the hot path of every split attempted."""
+        own = self.leaves
+        opened = self._open
+        lambdas = self._lambda
+        delimiters = self.delimiters
+        invisible = self.invisible
+        previous = self._previous
+        for leaf in leaves:
+            kind = leaf.kind
+            closing = kind in CLOSING
+            if opened or not closing:
+                if lambdas and kind == ":" and lambdas[-1] == len(opened):
+                    lambdas.pop()
+                    opened.pop()
+                if closing:
+                    leaf.opening = opened.pop()
+                    if not leaf.value:
+                        invisible.append(leaf)
+                leaf.depth = len(opened)
+                if not opened:
+                    priority = _split_before(leaf, previous) if kind in _BEFORE else 0
+                    if priority and previous is not None:
+                        delimiters[id(previous)] = priority
+                    elif kind == ",":
+                        delimiters[id(leaf)] = COMMA_PRIORITY
+                if kind in OPENING:
+                    opened.append(leaf)
+                    if not leaf.value:
+                        invisible.append(leaf)
+                previous = leaf
+                if kind == "name" and leaf.value == "lambda":
+                    opened.append(leaf)
+                    lambdas.append(len(opened))
+            if (
+                closing
+                and own
+                and own[-1].kind == ","
+                and self._is_magic_trailing_comma(leaf)
+            ):
+                self.magic_trailing_comma = leaf
+            own.append(leaf)
+        self._previous = previous
 
     def _is_magic_trailing_comma(self, closing: Leaf) -> bool:
         if (
@@ -216,6 +254,9 @@ class Line:
             yield i, leaf, len(leaf.prefix) + len(leaf.value)
 
 
+_BEFORE = {".", "|", "string", "name"}  # the kinds a delimiter priority can be split before
+
+
 def _split_before(leaf: Leaf, previous: Leaf | None) -> int:
     if leaf.kind == "." and (previous is None or previous.kind in CLOSING):
         return DOT_PRIORITY
@@ -228,26 +269,26 @@ def _split_before(leaf: Leaf, previous: Leaf | None) -> int:
     return 0
 
 
-def _one_sequence(opening: Leaf, closing: Leaf, line: Line, kind: str) -> bool:
-    """black's is_one_sequence_between: a one-tuple (or one-element subscript) between the brackets."""
+def _one_sequence(
+    opening: Leaf, closing: Leaf, line: Line, kind: str, end: int | None = None
+) -> bool:
+    """black's is_one_sequence_between: a one-tuple (or one-element subscript) between the brackets.
+
+    `closing` is `line.leaves[end]`, or about to be appended (no `end`). Its opening is found by walking back
+    from it: no index of the leaves is kept, since only brackets closed after a comma are asked about."""
     if opening.kind != kind:
         return False
-    start = line.positions.get(id(opening))
-    if start is None:
-        return False
-    depth = closing.depth + 1
-    commas = 0
     leaves = line.leaves
-    for index in range(start + 1, len(leaves)):
+    depth = closing.depth + 1
+    arguments = opening.kind == "(" and not opening.atom  # any comma makes more than one argument
+    commas = 0
+    for index in range(len(leaves) - 1 if end is None else end - 1, -1, -1):
         leaf = leaves[index]
-        if leaf is closing:
-            break
+        if leaf is opening:
+            return commas < 2
         if leaf.depth == depth and leaf.kind == ",":
-            commas += 1
-            if opening.kind == "(" and not opening.atom:  # an argument list
-                commas += 1
-                break
-    return commas < 2
+            commas += 2 if arguments else 1
+    return False
 
 
 def is_short(line: Line, text: str | None = None) -> bool:
@@ -447,8 +488,7 @@ def statement(text: str, depth: int = 0, comment: str = "") -> str:
 
 def _once(text: str, depth: int, split: bool) -> list[str]:
     line = Line(depth)
-    for leaf in tokenize(text):
-        line.append(leaf, track=True)
+    line.extend(tokenize(text))
     return [str(out) for out in transform(line, split=split)]
 
 
@@ -514,8 +554,7 @@ def _parameter_once(text: str, depth: int) -> list[str]:
     leaves = tokenize("def f(" + text + ")")[3:-1]
     leaves[0].prefix = ""
     line = Line(depth, inside_brackets=True)
-    for leaf in leaves:
-        line.append(leaf)
+    line.extend(leaves)
     return [str(out) for out in transform(line)]
 
 
@@ -583,8 +622,7 @@ def _run(line: Line, transformer, text: str, force_optional: bool) -> list[Line]
     copy = Line(line.depth, line.inside_brackets)
     copy.should_split_rhs = line.should_split_rhs
     copy.magic_trailing_comma = line.magic_trailing_comma
-    for leaf in line.leaves:
-        copy.append(leaf.copy(), track=True)
+    copy.extend([leaf.copy() for leaf in line.leaves])
     second = _run(copy, transformer, text, True)
     if all(is_short(out) for out in second):
         return second
@@ -602,12 +640,26 @@ def _build(leaves: list[Leaf], original: Line, opening: Leaf, part: str) -> Line
                 if leaves[i].kind != ",":
                     leaves.insert(i + 1, _added_comma())
                 break
-    tracked = _inside_matching(leaves) if part == "head" else set()
-    for leaf in leaves:
-        result.append(leaf, track=id(leaf) in tracked)
+    if part == "body":
+        result.extend(leaves)
+    elif part == "head":
+        tracked = _inside_matching(leaves)
+        for leaf in leaves:
+            result.append(leaf, track=id(leaf) in tracked)
+    else:  # a tail is not tracked
+        result.leaves = leaves
     if part == "body" and _should_split(result, opening):
         result.should_split_rhs = True
     return result
+
+
+def _filled(line: Line, leaves: list[Leaf]) -> Line:
+    """`line` with `leaves` appended (tracked when the line is inside brackets, as `append` does)."""
+    if line.inside_brackets:
+        line.extend(leaves)
+    else:
+        line.leaves.extend(leaves)
+    return line
 
 
 def _ensure_trailing_comma(leaves: list[Leaf], original: Line, opening: Leaf) -> bool:
@@ -936,7 +988,7 @@ def _trailers_to_omit(line: Line) -> Iterator[set[int]]:
                     previous is not None
                     and previous.kind == ","
                     and leaf.opening is not None
-                    and not _one_sequence(leaf.opening, leaf, line, "(")
+                    and not _one_sequence(leaf.opening, leaf, line, "(", index)
                 ):
                     break
                 inner.add(id(leaf))
@@ -953,7 +1005,7 @@ def _trailers_to_omit(line: Line) -> Iterator[set[int]]:
                 previous is not None
                 and previous.kind == ","
                 and leaf.opening is not None
-                and not _one_sequence(leaf.opening, leaf, line, "(")
+                and not _one_sequence(leaf.opening, leaf, line, "(", index)
             ):
                 break
             if leaf.value:
@@ -970,15 +1022,17 @@ def delimiter_split(line: Line, force_optional: bool) -> Iterator[Line]:
         raise CannotSplit("no delimiters") from None
     if priority == DOT_PRIORITY and line.count_priority(priority) == 1:
         raise CannotSplit("a single attribute")
-    current = Line(line.depth, line.inside_brackets)
+    delimiters = line.delimiters
+    chunk: list[Leaf] = []
     for leaf in line.leaves:
-        if not current.leaves:
+        if not chunk:
             leaf.prefix = ""
-        current.append(leaf)
-        if line.delimiters.get(id(leaf)) == priority:
-            yield current
-            current = Line(line.depth, line.inside_brackets)
-    if current:
+        chunk.append(leaf)
+        if delimiters.get(id(leaf)) == priority:
+            yield _filled(Line(line.depth, line.inside_brackets), chunk)
+            chunk = []
+    if chunk:
+        current = _filled(Line(line.depth, line.inside_brackets), chunk)
         if priority == COMMA_PRIORITY and current.leaves[-1].kind != ",":
             current.append(_added_comma())
         yield current
