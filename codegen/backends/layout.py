@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NoReturn
 
 from ..literals import LINE_LENGTH, str_width
 
@@ -301,21 +302,37 @@ def is_short(line: Line, text: str | None = None) -> bool:
 def tokenize(text: str) -> list[Leaf]:
     """Leaves of `text` with black's prefixes, optional (invisible) parentheses where black adds them."""
     leaves: list[Leaf] = []
-    position = 0
-    while position < len(text):
-        match = _TOKEN.match(text, position)
-        if match is None or match.end() == position:
-            raise ValueError(f"cannot lay out {text[position:position + 20]!r}")
-        position = match.end()
-        kind = match.lastgroup or "op"
-        value = match.group(kind)
-        if kind == "op" or kind == "ellipsis":
-            kind = value if kind == "op" else "name"
-        leaves.append(Leaf(kind, value, match.group("space")))
+    covered = 0
+    # One regex pass over the whole line; the tokens cover it only if it has nothing _TOKEN cannot read
+    for space, string, number, ellipsis, name, op in _TOKEN.findall(text):
+        if name:
+            leaves.append(Leaf("name", name, space))
+        elif op:
+            leaves.append(Leaf(op, op, space))
+        elif string:
+            leaves.append(Leaf("string", string, space))
+        elif number:
+            leaves.append(Leaf("number", number, space))
+        else:
+            leaves.append(Leaf("name", ellipsis, space))
+        covered += len(space) + len(leaves[-1].value)
+    if covered != len(text):
+        _unreadable(text)
     if leaves:
         leaves[0].prefix = ""
     _annotate(leaves)
     return _add_optional_parens(leaves)
+
+
+def _unreadable(text: str) -> NoReturn:
+    """Raise the error for the first part of `text` that no token matches."""
+    position = 0
+    while position < len(text):
+        match = _TOKEN.match(text, position)
+        if match is None or match.end() == position:
+            break
+        position = match.end()
+    raise ValueError(f"cannot lay out {text[position:position + 20]!r}")
 
 
 def _annotate(leaves: list[Leaf]) -> None:
@@ -643,9 +660,19 @@ def _build(leaves: list[Leaf], original: Line, opening: Leaf, part: str) -> Line
     if part == "body":
         result.extend(leaves)
     elif part == "head":
+        # Only leaves inside matching brackets are tracked: they come in runs, the others leave the tracker as it is
         tracked = _inside_matching(leaves)
+        run: list[Leaf] = []
         for leaf in leaves:
-            result.append(leaf, track=id(leaf) in tracked)
+            if id(leaf) in tracked:
+                run.append(leaf)
+            else:
+                if run:
+                    result.extend(run)
+                    run = []
+                result.leaves.append(leaf)
+        if run:
+            result.extend(run)
     else:  # a tail is not tracked
         result.leaves = leaves
     if part == "body" and _should_split(result, opening):
