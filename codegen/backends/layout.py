@@ -487,6 +487,17 @@ def statement(text: str, depth: int = 0, comment: str = "") -> str:
         return (
             indent + text + comment
         )  # nothing to split, no magic trailing comma: the common case
+    if not comment and width > LINE_LENGTH:
+        shortcut = annotated_assignment(text, depth)
+        if shortcut is not None:
+            return "\n".join(shortcut)
+    return split_statement(text, depth, comment)
+
+
+def split_statement(text: str, depth: int = 0, comment: str = "") -> str:
+    """`statement` by black's whole algorithm, without shortcuts (the oracle of the shortcuts' tests)."""
+    indent = "    " * depth
+    width = str_width(text) + len(indent) + str_width(comment)
     added = _ADDED[0]
     lines = _once(text, depth, width > LINE_LENGTH)
     if len(lines) > 1 and _ADDED[0] != added:
@@ -501,6 +512,147 @@ def statement(text: str, depth: int = 0, comment: str = "") -> str:
         )
     lines[-1] += comment
     return "\n".join(lines)
+
+
+# -- a shortcut for the statement the model templates print most ------------------------------------------------
+#
+# `NAME: Dotted[...] = VALUE` (a model field), VALUE one token or a call `Dotted(...)`, too wide for its line and
+# without a magic trailing comma. Following `transform` through rhs for this shape (see the comments), black
+# splits it in one of four ways, each final when all three of its lines fit; the shortcut says which without
+# building a Line. When a line would not fit, it gives up (None) and `statement` runs the whole algorithm.
+# tests/test_layout_shortcut.py holds the shortcut against that algorithm.
+
+_NOT_A_NAME = _KEYWORDS | {"def", "from", "class", "None", "True", "False"}
+
+
+def annotated_assignment(text: str, depth: int) -> list[str] | None:
+    """The lines `transform` gives `text` (of the shape above) at `depth`, or None when it is not that shape
+    or a line would need splitting again."""
+    if str_width(text) + 4 * depth <= LINE_LENGTH or _MAYBE_MAGIC.search(text):
+        return None  # transform would not split it, or a magic trailing comma changes the split
+    tokens = _TOKEN.findall(text)
+    count = len(tokens)
+    # NAME ":" Dotted "[" ... "]" "=" VALUE, black-spaced: the shortest such line has 8 tokens
+    if count < 8 or tokens[1] != ("", "", "", "", "", ":"):
+        return None
+    if not _plain_name(tokens[0], "") or sum(map(_token_length, tokens)) != len(text):
+        return None
+    opening = _dotted(tokens, 2, " ", "[")
+    if opening is None:
+        return None
+    closing = _matching(tokens, opening)
+    if closing is None or closing + 3 > count or closing == opening + 1:
+        return None
+    if tokens[opening + 1][0] or tokens[closing][0] or tokens[closing + 1] != (" ", "", "", "", "", "="):
+        return None
+    value = closing + 2
+    call = None
+    if value + 1 < count:  # a call: Dotted "(" ... ")" ending the line
+        call = _dotted(tokens, value, " ", "(")
+        if call is None or _matching(tokens, call) != count - 1 or call + 2 == count:
+            return None
+        if tokens[call + 1][0] or tokens[-1][0]:
+            return None
+    elif tokens[value][0] != " " or not (tokens[value][1] or tokens[value][2] or tokens[value][4]):
+        return None  # one string, number or name (not `...`, not an operator)
+    elif tokens[value][4] and tokens[value][4] in _KEYWORDS:
+        return None
+    indent = "    " * depth
+    inner = indent + "    "
+    ends = list(_ends(tokens))
+    assigned = indent + text[: ends[value - 1] + 1]  # str() of the head up to `= ` (an invisible paren's prefix)
+    if call is not None:
+        # rhs splits at the value's invisible parentheses, and black prefers omitting them (splitting at the
+        # call's own) when the head `NAME: ANN = F(` then fits; the head up to `= ` fits in any case, or rhs
+        # would look further.
+        head = indent + text[: ends[call]]
+        if _fits(head):
+            return _all_fit([head, inner + text[ends[call] : -1], indent + ")"])
+        if str_width(assigned) <= LINE_LENGTH - 1:
+            return _all_fit(
+                [assigned + "(", inner + text[ends[value - 1] + 1 :], indent + ")"]
+            )
+        # The head does not fit: rhs's next attempt omits the call (generate_trailers_to_omit, which
+        # counts characters, offers it when ` = F(...)` fits), and splits at the annotation's `[`.
+        if 4 * depth + len(text) - ends[closing] > LINE_LENGTH:
+            return None
+        return _at_subscript(text, indent, ends, opening, closing)
+    # One token: omitting the value's parentheses is preferred only when the head up to `= ` does not fit
+    # (_prefer_oop), and then the annotation's are omitted too, the split is at its `[`.
+    if str_width(assigned) > LINE_LENGTH - 1:
+        return _at_subscript(text, indent, ends, opening, closing)
+    return _all_fit([assigned + "(", inner + text[ends[value - 1] + 1 :], indent + ")"])
+
+
+def _at_subscript(
+    text: str, indent: str, ends: list[int], opening: int, closing: int
+) -> list[str] | None:
+    """`NAME: Dotted[` / the subscript / `] = VALUE`."""
+    return _all_fit(
+        [
+            indent + text[: ends[opening]],
+            indent + "    " + text[ends[opening] : ends[closing - 1]],
+            indent + text[ends[closing - 1] :],
+        ]
+    )
+
+
+Token = tuple[str, str, str, str, str, str]  # _TOKEN's groups: space, string, number, ellipsis, name, op
+
+
+def _token_length(token: Token) -> int:
+    return sum(map(len, token))
+
+
+def _ends(tokens: list[Token]) -> Iterator[int]:
+    end = 0
+    for token in tokens:
+        end += _token_length(token)
+        yield end
+
+
+def _plain_name(token: Token, space: str) -> bool:
+    return token[0] == space and bool(token[4]) and token[4] not in _NOT_A_NAME
+
+
+def _dotted(tokens: list[Token], start: int, space: str, bracket: str) -> int | None:
+    """The index of `bracket` after a dotted name `a.b.c` starting at `start` (spaced by `space`)."""
+    if start >= len(tokens) or not _plain_name(tokens[start], space):
+        return None
+    index = start + 1
+    while index + 1 < len(tokens) and tokens[index] == ("", "", "", "", "", "."):
+        if not _plain_name(tokens[index + 1], ""):
+            return None
+        index += 2
+    if index < len(tokens) and tokens[index] == ("", "", "", "", "", bracket):
+        return index
+    return None
+
+
+def _matching(tokens: list[Token], opening: int) -> int | None:
+    """The index of the bracket closing `tokens[opening]`; None if brackets are mismatched or a lambda is
+    inside (it changes bracket depths)."""
+    expected: list[str] = []
+    for index in range(opening, len(tokens)):
+        op = tokens[index][5]
+        if op in OPENING:
+            expected.append(OPENING[op])
+        elif op in CLOSING:
+            if op != expected.pop():
+                return None
+            if not expected:
+                return index
+        elif tokens[index][4] == "lambda":
+            return None
+    return None
+
+
+def _fits(line: str) -> bool:
+    return str_width(line) <= LINE_LENGTH
+
+
+def _all_fit(lines: list[str]) -> list[str] | None:
+    return lines if all(map(_fits, lines)) else None
 
 
 def _once(text: str, depth: int, split: bool) -> list[str]:
