@@ -15,7 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codegen.backends.layout import annotated_assignment, split_statement, statement
+from codegen.backends.layout import (
+    annotated_assignment,
+    exploded_tuple,
+    split_statement,
+    statement,
+)
 from codegen.literals import py_literal
 
 # Widths chosen so that each part of a line (head, subscript, value) falls on either side of 88 columns.
@@ -166,3 +171,54 @@ def test_the_shortcut_agrees_across_widths(shape: str) -> None:
                     taken += 1
                     assert "\n".join(lines) == split_statement(text, depth), (text, depth)
     assert taken > 100  # the shortcut answers for most of these
+
+
+# -- a tuple with a magic trailing comma (TOOL_SPECS) ------------------------------------------------------------
+
+ELEMENT = st.one_of(
+    ITEM,
+    st.tuples(DOTTED, st.lists(ITEM, min_size=1, max_size=6)).map(
+        lambda t: f"{t[0]}({', '.join(t[1])},)"  # a call with a magic trailing comma, as TOOL_SPECS has
+    ),
+    st.tuples(DOTTED, st.lists(TEXT.map(py_literal), min_size=1, max_size=4)).map(
+        lambda t: f"{t[0]}(d={{'k': {', '.join(t[1])}}},)"
+    ),
+    st.sampled_from(["x for x in y", "lambda: 1", "def", "(a, b,)", "f(a)(b,)"]),
+)
+ANNOTATION = st.one_of(
+    st.just("tuple[_dispatch.ToolSpec, ...]"),
+    st.tuples(DOTTED, ARGUMENTS).map(lambda t: f"{t[0]}[{t[1]}]"),
+    st.sampled_from(["int", "(int)", "tuple[a, b,]", "f[lambda: 1]"]),
+)
+
+
+@st.composite
+def tuple_lines(draw: st.DrawFn) -> str:
+    elements = draw(st.lists(ELEMENT, min_size=1, max_size=5))
+    return f"{draw(NAME)}: {draw(ANNOTATION)} = ({', '.join(elements)},)"
+
+
+@settings(
+    max_examples=1500,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(tuple_lines(), st.integers(0, 3))
+def test_the_tuple_shortcut_agrees_with_the_whole_algorithm(text: str, depth: int) -> None:
+    lines = exploded_tuple(text, depth)
+    if lines is not None:
+        assert "\n".join(lines) == split_statement(text, depth)
+    assert statement(text, depth) == split_statement(text, depth)
+
+
+def test_the_tuple_shortcut_takes_tool_specs() -> None:
+    spec = '_dispatch.ToolSpec(name="{0}", method="{0}", description="{1}", args_model=Args, result_type=Any,)'
+    for width in range(0, 120, 7):
+        elements = [spec.format("t" * width, "字" * (width // 2)), spec.format("u", "d" * width)]
+        text = f"TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = ({', '.join(elements)},)"
+        for depth in range(3):
+            lines = exploded_tuple(text, depth)
+            assert lines is not None
+            assert "\n".join(lines) == split_statement(text, depth)

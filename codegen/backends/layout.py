@@ -487,8 +487,12 @@ def statement(text: str, depth: int = 0, comment: str = "") -> str:
         return (
             indent + text + comment
         )  # nothing to split, no magic trailing comma: the common case
-    if not comment and width > LINE_LENGTH:
-        shortcut = annotated_assignment(text, depth)
+    if not comment:
+        shortcut = (
+            annotated_assignment(text, depth)
+            if width > LINE_LENGTH
+            else None
+        ) or exploded_tuple(text, depth)
         if shortcut is not None:
             return "\n".join(shortcut)
     return split_statement(text, depth, comment)
@@ -595,6 +599,109 @@ def _at_subscript(
             indent + text[ends[closing - 1] :],
         ]
     )
+
+
+# -- a shortcut for a tuple with a magic trailing comma (TOOL_SPECS) -----------------------------------------------
+#
+# `NAME: ANN = (E1, ..., En,)` with n >= 2: the magic comma leaves rhs no trailer to omit, so it splits at the
+# value's invisible parentheses, prefers omitting them (its head `NAME: ANN = (` fits), and yields that head, the
+# elements (a body that must split: delimiter_split cuts it at its commas) and `)`. The shortcut builds only the
+# element lines, as delimiter_split would, and lays out each with `transform`: the lines built and thrown away
+# for the whole statement (three times every leaf) are skipped. Any comma an element's layout adds means black's
+# second pass, which the shortcut leaves to `split_statement`.
+
+
+def exploded_tuple(text: str, depth: int) -> list[str] | None:
+    """The lines `transform` gives `text` (of the shape above) at `depth`, or None when it is not that shape or
+    its head would need splitting."""
+    if not text.endswith(",)") or ": " not in text:
+        return None
+    leaves = tokenize(text)
+    if len(leaves) < 10 or leaves[1].kind != ":" or leaves[0].kind != "name":
+        return None
+    if leaves[0].value in _NOT_A_NAME or not _invisible(leaves[2], "("):
+        return None
+    annotation_end = _matching_leaf(leaves, 2)  # the annotation's invisible `)`
+    if annotation_end is None or not _invisible(leaves[annotation_end], ")"):
+        return None
+    equal = annotation_end + 1
+    opening = equal + 2  # the tuple's `(`, after the value's invisible one
+    if (
+        opening >= len(leaves)
+        or leaves[equal].kind != "="
+        or not _invisible(leaves[equal + 1], "(")
+        or leaves[opening].kind != "("
+        or not leaves[opening].value
+        or _matching_leaf(leaves, opening) != len(leaves) - 2
+        or not _invisible(leaves[-1], ")")
+        or leaves[-3].kind != ","
+    ):
+        return None
+    annotation = leaves[3:annotation_end]
+    if any(leaf.value == "lambda" for leaf in annotation) or any(
+        a.kind == "," and b.kind in CLOSING for a, b in zip(annotation, annotation[1:])
+    ):
+        return None  # a lambda changes tracking; a magic comma would be the head's
+    elements = _top_level_elements(leaves[opening + 1 : -2])
+    if elements is None or len(elements) < 2:
+        return None
+    indent = "    " * depth
+    head = indent + "".join([leaf.prefix + leaf.value for leaf in leaves[: opening + 1]])
+    if not _fits(head):
+        return None
+    added = _ADDED[0]
+    lines = [head]
+    for element in elements:
+        element[0].prefix = ""
+        line = Line(depth + 1, inside_brackets=True)
+        line.extend(element)
+        lines.extend([str(out) for out in transform(line)])
+    if _ADDED[0] != added:
+        return None
+    closing = leaves[-2]
+    lines.append(closing.prefix + indent + closing.value)
+    return lines
+
+
+def _invisible(leaf: Leaf, kind: str) -> bool:
+    return leaf.kind == kind and not leaf.value
+
+
+def _matching_leaf(leaves: list[Leaf], opening: int) -> int | None:
+    depth = 0
+    for index in range(opening, len(leaves)):
+        kind = leaves[index].kind
+        if kind in OPENING:
+            depth += 1
+        elif kind in CLOSING:
+            depth -= 1
+            if depth == 0:
+                return index
+    return None
+
+
+def _top_level_elements(leaves: list[Leaf]) -> list[list[Leaf]] | None:
+    """`leaves` cut after each comma outside brackets (as delimiter_split cuts them, each with its comma); None
+    when something else there would be a delimiter of a higher priority or hide a comma (`for`, `lambda`),
+    or an element starts like a def or an import."""
+    elements: list[list[Leaf]] = []
+    current: list[Leaf] = []
+    depth = 0
+    for leaf in leaves:
+        kind = leaf.kind
+        if depth == 0 and kind == "name" and leaf.value in {"for", "lambda"}:
+            return None
+        current.append(leaf)
+        if kind in OPENING:
+            depth += 1
+        elif kind in CLOSING:
+            depth -= 1
+        elif kind == "," and depth == 0:
+            elements.append(current)
+            current = []
+    if current or any(e[0].value in {"def", "from"} for e in elements):
+        return None
+    return elements
 
 
 Token = tuple[str, str, str, str, str, str]  # _TOKEN's groups: space, string, number, ellipsis, name, op
