@@ -183,7 +183,21 @@ ELEMENT = st.one_of(
     st.tuples(DOTTED, st.lists(TEXT.map(py_literal), min_size=1, max_size=4)).map(
         lambda t: f"{t[0]}(d={{'k': {', '.join(t[1])}}},)"
     ),
-    st.sampled_from(["x for x in y", "lambda: 1", "def", "(a, b,)", "f(a)(b,)"]),
+    st.sampled_from(
+        [
+            "x for x in y",
+            "lambda: 1",
+            "def",
+            "(a, b,)",
+            "f(a)(b,)",
+            "f(a,)",
+            "f(x for x in y, b,)",
+            "f(a, g(b,), [c,],)",
+            "f(a, lambda: 1, b,)",
+            "_dispatch.ToolSpec(def, b,)",
+            "a.b.c(x, y, )",
+        ]
+    ),
 )
 ANNOTATION = st.one_of(
     st.just("tuple[_dispatch.ToolSpec, ...]"),

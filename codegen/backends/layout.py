@@ -653,13 +653,64 @@ def exploded_tuple(text: str, depth: int) -> list[str] | None:
     lines = [head]
     for element in elements:
         element[0].prefix = ""
-        line = Line(depth + 1, inside_brackets=True)
-        line.extend(element)
-        lines.extend([str(out) for out in transform(line)])
+        call = _exploded_call(element, depth + 1)
+        lines.extend(call if call is not None else _transformed(element, depth + 1))
     if _ADDED[0] != added:
         return None
     closing = leaves[-2]
     lines.append(closing.prefix + indent + closing.value)
+    return lines
+
+
+def _transformed(leaves: list[Leaf], depth: int) -> list[str]:
+    """The lines of `leaves` as one line inside brackets, as delimiter_split yields it and transform lays it out."""
+    line = Line(depth, inside_brackets=True)
+    line.extend(leaves)
+    return [str(out) for out in transform(line)]
+
+
+def _exploded_call(element: list[Leaf], depth: int) -> list[str] | None:
+    """An element `Dotted(a1, ..., ak,),` (k >= 2, a magic trailing comma) as transform lays it out: no
+    delimiter of its own but its comma, and no trailer rhs may omit, so rhs splits it at its parentheses into
+    `Dotted(`, the arguments (a body that must split: one per line, by delimiter_split) and `),`. An argument
+    that fits and has no magic comma stays as it is; any other is laid out by transform."""
+    opening = 1
+    while opening < len(element) and element[opening].kind == ".":
+        opening += 2
+    if (
+        len(element) < 7
+        or opening >= len(element)
+        or element[opening].kind != "("
+        or element[opening].atom
+        or element[-1].kind != ","
+        or element[-3].kind != ","
+        or _matching_leaf(element, opening) != len(element) - 2
+    ):
+        return None
+    names = element[0:opening:2]
+    if any(leaf.kind != "name" or leaf.value in _NOT_A_NAME for leaf in names) or any(
+        leaf.kind != "." for leaf in element[1:opening:2]
+    ):
+        return None
+    arguments = _top_level_elements(element[opening + 1 : -2])
+    if arguments is None or len(arguments) < 2:
+        return None
+    indent = "    " * depth
+    head = indent + "".join([leaf.prefix + leaf.value for leaf in element[: opening + 1]])
+    closing, comma = element[-2], element[-1]
+    tail = closing.prefix + indent + closing.value + comma.prefix + comma.value
+    if not (_fits(head) and _fits(tail)):
+        return None
+    lines = [head]
+    inner = indent + "    "
+    for argument in arguments:
+        argument[0].prefix = ""
+        text = inner + "".join([leaf.prefix + leaf.value for leaf in argument])
+        if _fits(text) and not _MAYBE_MAGIC.search(text):
+            lines.append(text)
+        else:
+            lines.extend(_transformed(argument, depth + 1))
+    lines.append(tail)
     return lines
 
 
