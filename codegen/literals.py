@@ -94,7 +94,9 @@ class _Node:
             self.text = "[" + ", ".join([_text(e) for _, e in self.elements]) + "]"
         else:
             self.opening, self.closing = "{", "}"
-            self.elements = [(_string(str(k)) + ": ", _element(v)) for k, v in value.items()]
+            self.elements = [
+                (_string(str(k)) + ": ", _element(v)) for k, v in value.items()
+            ]
             self.text = "{" + ", ".join([p + _text(e) for p, e in self.elements]) + "}"
 
 
@@ -105,7 +107,8 @@ def _is_container(value: Any) -> bool:
 
 
 def _element(value: Any) -> _Node | str:
-    kind = type(value)  # the exact types JSON gives first: this runs once per value of every schema constant
+    # The exact types JSON gives, tested first: this runs once per value of every schema constant
+    kind = type(value)
     if kind is str:
         return _string(value)
     if kind is dict or kind is list:
@@ -117,7 +120,9 @@ def _text(element: _Node | str) -> str:
     return element if isinstance(element, str) else element.text
 
 
-def _black(node: _Node | str, head: str, tail: str, indent: int, lines: list[str]) -> None:
+def _black(
+    node: _Node | str, head: str, tail: str, indent: int, lines: list[str]
+) -> None:
     flat = " " * indent + head + _text(node) + tail
     if isinstance(node, str) or not node.elements or str_width(flat) <= LINE_LENGTH:
         lines.append(flat)

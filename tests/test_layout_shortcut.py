@@ -1,5 +1,5 @@
-"""The shortcut for model field lines (`layout.annotated_assignment`) gives exactly what black's whole algorithm
-(`layout.split_statement`) gives, for drawn lines of its shape whose every part is around the 88-column limit.
+"""The shortcuts of `statements.statement` (model field lines, and tuples with a magic trailing comma) give
+exactly what black's whole algorithm (`layout.split_statement`) gives, for drawn lines of its shape whose every part is around the 88-column limit.
 
 The shortcut skips building and tracking lines for the statement the templates print most; these tests are
 what makes that safe: wherever it answers, it must agree with the algorithm, and it must answer for the lines
@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codegen.backends.layout import (
+from codegen.backends.layout import split_statement
+from codegen.backends.statements import (
     annotated_assignment,
     exploded_tuple,
-    split_statement,
     statement,
 )
 from codegen.literals import py_literal
@@ -39,7 +39,9 @@ DOTTED = st.one_of(
     st.tuples(SHORT_NAME, SHORT_NAME).map(".".join),
     st.sampled_from(["Field", "_models.MultipleOf", "Annotated", "Literal"]),
 )
-PIECE = st.sampled_from(["a", "字", "😀", "é", "\u0301", " ", '"', "'", "\\", ",)", "]"])
+PIECE = st.sampled_from(
+    ["a", "字", "😀", "é", "\u0301", " ", '"', "'", "\\", ",)", "]"]
+)
 TEXT = st.builds(
     lambda parts, width: "".join(parts)[:width],
     st.lists(PIECE, min_size=1, max_size=40),
@@ -162,14 +164,22 @@ def test_the_shortcut_agrees_across_widths(shape: str) -> None:
     taken = 0
     for depth in range(4):
         for width in range(1, 90, 1 if depth == 1 else 3):
-            for text_width, piece in [(0, "a"), (width // 2, "a"), (width, "字"), (30, "a")]:
+            for text_width, piece in [
+                (0, "a"),
+                (width // 2, "a"),
+                (width, "字"),
+                (30, "a"),
+            ]:
                 text = shape.replace("NAME", ("field_" * 20)[:width]).replace(
                     "TEXT", (piece * text_width)[: max(text_width, 0)]
                 )
                 lines = annotated_assignment(text, depth)
                 if lines is not None:
                     taken += 1
-                    assert "\n".join(lines) == split_statement(text, depth), (text, depth)
+                    assert "\n".join(lines) == split_statement(text, depth), (
+                        text,
+                        depth,
+                    )
     assert taken > 100  # the shortcut answers for most of these
 
 
@@ -220,7 +230,9 @@ def tuple_lines(draw: st.DrawFn) -> str:
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 @given(tuple_lines(), st.integers(0, 3))
-def test_the_tuple_shortcut_agrees_with_the_whole_algorithm(text: str, depth: int) -> None:
+def test_the_tuple_shortcut_agrees_with_the_whole_algorithm(
+    text: str, depth: int
+) -> None:
     lines = exploded_tuple(text, depth)
     if lines is not None:
         assert "\n".join(lines) == split_statement(text, depth)
@@ -230,7 +242,10 @@ def test_the_tuple_shortcut_agrees_with_the_whole_algorithm(text: str, depth: in
 def test_the_tuple_shortcut_takes_tool_specs() -> None:
     spec = '_dispatch.ToolSpec(name="{0}", method="{0}", description="{1}", args_model=Args, result_type=Any,)'
     for width in range(0, 120, 7):
-        elements = [spec.format("t" * width, "字" * (width // 2)), spec.format("u", "d" * width)]
+        elements = [
+            spec.format("t" * width, "字" * (width // 2)),
+            spec.format("u", "d" * width),
+        ]
         text = f"TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = ({', '.join(elements)},)"
         for depth in range(3):
             lines = exploded_tuple(text, depth)
