@@ -87,7 +87,7 @@ def field_lines(draw: st.DrawFn) -> str:
 
 
 @settings(
-    max_examples=3000,
+    max_examples=1500,
     deadline=None,
     derandomize=True,
     database=None,
@@ -223,7 +223,7 @@ def tuple_lines(draw: st.DrawFn) -> str:
 
 
 @settings(
-    max_examples=1500,
+    max_examples=800,
     deadline=None,
     derandomize=True,
     database=None,
