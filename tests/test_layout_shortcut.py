@@ -1,9 +1,10 @@
 """The shortcuts of `statements.statement` (model field lines, and tuples with a magic trailing comma) give
-exactly what black's whole algorithm (`layout.split_statement`) gives, for drawn lines of its shape whose every part is around the 88-column limit.
+exactly what black's whole algorithm (`layout.split_statement`) gives, for drawn lines of their shapes whose
+parts are around the 88-column limit.
 
-The shortcut skips building and tracking lines for the statement the templates print most; these tests are
-what makes that safe: wherever it answers, it must agree with the algorithm, and it must answer for the lines
-the templates print (or it saves nothing).
+The shortcuts skip building and tracking lines for the statements the templates print most; these tests are
+what makes that safe: wherever a shortcut answers, it must agree with the algorithm, and it must answer for the
+lines the templates print (or it saves nothing).
 """
 
 from __future__ import annotations

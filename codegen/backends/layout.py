@@ -2,11 +2,11 @@
 
 `split_statement(text, depth)` takes one logical line of Python, already spaced the way black spaces it, and
 returns the physical lines black would print for it (`statements.statement` gets the same lines faster for the
-shapes the templates print most, and uses this for the rest). It ports black's `linegen` (transform_line, right_hand_split with
-omitted trailers and optional parentheses, left_hand_split for defs, delimiter_split, the magic trailing comma
-and the "second opinion" with forced optional parentheses) for the subset of Python the templates produce:
-names, strings, numbers, brackets, `,` `.` `:` `=` `->` `|` `*` `...`, unary `-`, `lambda:`, `for`/`in` and
-`import`. No comments, no multi-line strings: spec text reaches code only through `py_literal`, which escapes
+shapes the templates print most, and uses this for the rest). It ports black's `linegen` (transform_line,
+right_hand_split with omitted trailers and optional parentheses, left_hand_split for defs, delimiter_split,
+the magic trailing comma and the "second opinion" with forced optional parentheses) for the subset of Python
+the templates produce: names, strings, numbers, brackets, `,` `.` `:` `=` `->` `|` `*` `...`, unary `-`,
+`lambda:`, `for`/`in` and `import`. No comments, no multi-line strings: spec text reaches code only through `py_literal`, which escapes
 newlines. tests/test_layout.py holds the output against black itself.
 
 Black's algorithm mutates its leaves (optional parentheses become visible, prefixes are reset); so does this
@@ -672,7 +672,8 @@ def _build(leaves: list[Leaf], original: Line, opening: Leaf, part: str) -> Line
     if part == "body":
         result.extend(leaves)
     elif part == "head":
-        # Only leaves inside matching brackets are tracked: they come in runs, the others leave the tracker as it is
+        # Only leaves inside matching brackets are tracked: they come in runs; the others leave the tracker
+        # as it is
         tracked = _inside_matching(leaves)
         run: list[Leaf] = []
         for leaf in leaves:

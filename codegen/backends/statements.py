@@ -47,12 +47,13 @@ def statement(text: str, depth: int = 0, comment: str = "") -> str:
     return split_statement(text, depth, comment)
 
 
-# -- a shortcut for the statement the model templates print most ------------------------------------------------
+# -- a shortcut for the statement the model templates print most ----------------------------------------------
 #
 # `NAME: Dotted[...] = VALUE` (a model field), VALUE one token or a call `Dotted(...)`, too wide for its line and
 # without a magic trailing comma. Following `transform` through rhs for this shape (see the comments), black
 # splits it in one of four ways, each final when all three of its lines fit; the shortcut says which without
-# building a Line. When a line would not fit, it gives up (None) and `statement` runs the whole algorithm (split_statement).
+# building a Line. When a line would not fit, it gives up (None) and `statement` runs the whole algorithm
+# (split_statement).
 # tests/test_layout_shortcut.py holds the shortcut against that algorithm.
 
 _NOT_A_NAME = KEYWORDS | {"def", "from", "class", "None", "True", "False"}
@@ -137,7 +138,7 @@ def _at_subscript(
     )
 
 
-# -- a shortcut for a tuple with a magic trailing comma (TOOL_SPECS) -----------------------------------------------
+# -- a shortcut for a tuple with a magic trailing comma (TOOL_SPECS) ------------------------------------------
 #
 # `NAME: ANN = (E1, ..., En,)` with n >= 2: the magic comma leaves rhs no trailer to omit, so it splits at the
 # value's invisible parentheses, prefers omitting them (its head `NAME: ANN = (` fits), and yields that head, the
@@ -199,7 +200,8 @@ def exploded_tuple(text: str, depth: int) -> list[str] | None:
 
 
 def _transformed(leaves: list[Leaf], depth: int) -> list[str]:
-    """The lines of `leaves` as one line inside brackets, as delimiter_split yields it and transform lays it out."""
+    """The lines of `leaves` as one line inside brackets, as delimiter_split yields it and transform lays it
+    out."""
     line = Line(depth, inside_brackets=True)
     line.extend(leaves)
     return [str(out) for out in transform(line)]
