@@ -2,7 +2,7 @@
 
 The templates print one logical statement per line (multi-line statements are joined by the `oneline`
 filter), docstrings already normalised (`black_docstring`). Every statement line is then split exactly as
-black would split it (`layout.statement`), and large schema constants, laid out apart by `black_literal`,
+black would split it (`statements.statement`), and large schema constants, laid out apart by `black_literal`,
 replace their placeholder statements. black itself is only the oracle the tests hold this against
 (tests/test_layout.py).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .backends.layout import statement
+from .backends.statements import statement
 from .backends.python import PythonFile
 
 # A placeholder statement, as the templates print it: `NAME: T = __codegen_splice_<n>__` at module level.

@@ -74,44 +74,66 @@ def black_literal(
     schema constants this way instead of through black halves a compile's formatting time.
     """
     lines: list[str] = []
-    _black(_Node(value), head, tail, indent, lines)
+    _black(_element(value), head, tail, indent, lines)
     return lines
 
 
 class _Node:
-    """A value with its `py_literal` text, computed once bottom-up: `black_literal` measures every level of a
-    nested value, and recomputing the text of each subtree at each level made it quadratic in depth.
+    """A container value with its `py_literal` text, computed once bottom-up: `black_literal` measures every
+    level of a nested value, and recomputing the text of each subtree at each level made it quadratic in depth.
+    Scalar elements are kept as their text: they never split, and most elements are scalars.
     """
 
     __slots__ = ("text", "opening", "closing", "elements")
 
     def __init__(self, value: Any) -> None:
-        self.elements: list[tuple[str, _Node]] = []
+        self.elements: list[tuple[str, _Node | str]]
         if isinstance(value, (list, tuple)):
             self.opening, self.closing = "[", "]"
-            self.elements = [("", _Node(v)) for v in value]
-            self.text = "[" + ", ".join([e.text for _, e in self.elements]) + "]"
-        elif isinstance(value, dict) or (
-            not isinstance(value, (str, int, float)) and isinstance(value, Mapping)
-        ):
+            self.elements = [("", _element(v)) for v in value]
+            self.text = "[" + ", ".join([_text(e) for _, e in self.elements]) + "]"
+        else:
             self.opening, self.closing = "{", "}"
             self.elements = [
-                (_string(str(k)) + ": ", _Node(v)) for k, v in value.items()
+                (_string(str(k)) + ": ", _element(v)) for k, v in value.items()
             ]
-            self.text = "{" + ", ".join([p + e.text for p, e in self.elements]) + "}"
-        else:
-            self.text = py_literal(value)
+            self.text = "{" + ", ".join([p + _text(e) for p, e in self.elements]) + "}"
 
 
-def _black(node: _Node, head: str, tail: str, indent: int, lines: list[str]) -> None:
-    flat = " " * indent + head + node.text + tail
-    if str_width(flat) <= LINE_LENGTH or not node.elements:
+def _is_container(value: Any) -> bool:
+    return isinstance(value, (list, tuple, dict)) or (
+        not isinstance(value, (str, int, float)) and isinstance(value, Mapping)
+    )
+
+
+def _element(value: Any) -> _Node | str:
+    # The exact types JSON gives, tested first: this runs once per value of every schema constant
+    kind = type(value)
+    if kind is str:
+        return _string(value)
+    if kind is dict or kind is list:
+        return _Node(value)
+    return _Node(value) if _is_container(value) else py_literal(value)
+
+
+def _text(element: _Node | str) -> str:
+    return element if isinstance(element, str) else element.text
+
+
+def _black(
+    node: _Node | str, head: str, tail: str, indent: int, lines: list[str]
+) -> None:
+    flat = " " * indent + head + _text(node) + tail
+    if isinstance(node, str) or not node.elements or str_width(flat) <= LINE_LENGTH:
         lines.append(flat)
         return
     comma = "," if len(node.elements) > 1 else ""
     lines.append(" " * indent + head + node.opening)
     for prefix, element in node.elements:
-        _black(element, prefix, comma, indent + 4, lines)
+        if isinstance(element, str):  # a scalar stays on its line
+            lines.append(" " * (indent + 4) + prefix + element + comma)
+        else:
+            _black(element, prefix, comma, indent + 4, lines)
     lines.append(" " * indent + node.closing + tail)
 
 

@@ -21,7 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codegen import _width
-from codegen.backends.layout import signature, statement
+from codegen.backends.layout import signature
+from codegen.backends.statements import statement
 from codegen.literals import py_literal
 from codegen.compiler import compile_specs
 from conftest import EXAMPLES, compile_ok, shared

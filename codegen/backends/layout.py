@@ -1,11 +1,12 @@
 """Black's line splitting for the statements codegen generates, so that no formatter runs during a compile.
 
-`statement(text, depth)` takes one logical line of Python, already spaced the way black spaces it, and returns
-the physical lines black would print for it. It ports black's `linegen` (transform_line, right_hand_split with
-omitted trailers and optional parentheses, left_hand_split for defs, delimiter_split, the magic trailing comma
-and the "second opinion" with forced optional parentheses) for the subset of Python the templates produce:
-names, strings, numbers, brackets, `,` `.` `:` `=` `->` `|` `*` `...`, unary `-`, `lambda:`, `for`/`in` and
-`import`. No comments, no multi-line strings: spec text reaches code only through `py_literal`, which escapes
+`split_statement(text, depth)` takes one logical line of Python, already spaced the way black spaces it, and
+returns the physical lines black would print for it (`statements.statement` gets the same lines faster for the
+shapes the templates print most, and uses this for the rest). It ports black's `linegen` (transform_line,
+right_hand_split with omitted trailers and optional parentheses, left_hand_split for defs, delimiter_split,
+the magic trailing comma and the "second opinion" with forced optional parentheses) for the subset of Python
+the templates produce: names, strings, numbers, brackets, `,` `.` `:` `=` `->` `|` `*` `...`, unary `-`,
+`lambda:`, `for`/`in` and `import`. No comments, no multi-line strings: spec text reaches code only through `py_literal`, which escapes
 newlines. tests/test_layout.py holds the output against black itself.
 
 Black's algorithm mutates its leaves (optional parentheses become visible, prefixes are reset); so does this
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NoReturn
 
 from ..literals import LINE_LENGTH, str_width
 
@@ -28,7 +30,7 @@ DOT_PRIORITY = 1
 OPENING = {"(": ")", "[": "]", "{": "}"}
 CLOSING = {")", "]", "}"}
 
-_TOKEN = re.compile(
+TOKEN = re.compile(
     r"""(?P<space>[ ]*)(?:
     (?P<string>[rRbBuUfF]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'))
     |(?P<number>(?:\d|\.\d)[\w.]*(?:(?<=[eE])[-+]\d+)?)
@@ -40,7 +42,7 @@ _TOKEN = re.compile(
 )
 
 
-_MAYBE_MAGIC = re.compile(r",\s*[)\]}]")
+MAYBE_MAGIC = re.compile(r",\s*[)\]}]")
 
 
 class CannotSplit(Exception):
@@ -92,7 +94,6 @@ class Line:
         "_open",
         "_previous",
         "_lambda",
-        "positions",
     )
 
     def __init__(self, depth: int, inside_brackets: bool = False) -> None:
@@ -106,52 +107,91 @@ class Line:
         self._open: list[Leaf] = []
         self._previous: Leaf | None = None
         self._lambda: list[int] = []
-        self.positions: dict[int, int] = (
-            {}
-        )  # id(leaf) -> index, to find an opening bracket in O(1)
 
     # -- building (black's Line.append with preformatted leaves, BracketTracker.mark) --
 
     def append(self, leaf: Leaf, track: bool = False) -> None:
+        # black's BracketTracker.mark, inlined: this runs for every leaf of every line an attempted split builds
+        leaves = self.leaves
         if self.inside_brackets or track:
-            self._mark(leaf)
-            # `_is_magic_trailing_comma`'s first test, inlined: this runs once per leaf of every split line
+            kind = leaf.kind
+            opened = self._open
+            if opened or kind not in CLOSING:
+                if self._lambda and kind == ":" and self._lambda[-1] == len(opened):
+                    self._lambda.pop()  # black counts lambda arguments one level deeper
+                    opened.pop()
+                if kind in CLOSING:
+                    leaf.opening = opened.pop()
+                    if not leaf.value:
+                        self.invisible.append(leaf)
+                leaf.depth = len(opened)
+                if not opened:
+                    previous = self._previous
+                    priority = _split_before(leaf, previous) if kind in _BEFORE else 0
+                    if priority and previous is not None:
+                        self.delimiters[id(previous)] = priority
+                    elif kind == ",":
+                        self.delimiters[id(leaf)] = COMMA_PRIORITY
+                if kind in OPENING:
+                    opened.append(leaf)
+                    if not leaf.value:
+                        self.invisible.append(leaf)
+                self._previous = leaf
+                if kind == "name" and leaf.value == "lambda":
+                    opened.append(leaf)  # a pseudo bracket until the lambda's colon
+                    self._lambda.append(len(opened))
             if (
-                leaf.kind in CLOSING
-                and self.leaves
-                and self.leaves[-1].kind == ","
+                kind in CLOSING
+                and leaves
+                and leaves[-1].kind == ","
                 and self._is_magic_trailing_comma(leaf)
             ):
                 self.magic_trailing_comma = leaf
-        self.positions[id(leaf)] = len(self.leaves)
-        self.leaves.append(leaf)
+        leaves.append(leaf)
 
-    def _mark(self, leaf: Leaf) -> None:
-        if not self._open and leaf.kind in CLOSING:
-            return
-        if self._lambda and leaf.kind == ":" and self._lambda[-1] == len(self._open):
-            self._lambda.pop()  # black counts lambda arguments one level deeper
-            self._open.pop()
-        if leaf.kind in CLOSING:
-            opening = self._open.pop()
-            leaf.opening = opening
-            if not leaf.value:
-                self.invisible.append(leaf)
-        leaf.depth = len(self._open)
-        if not self._open:
-            priority = _split_before(leaf, self._previous)
-            if priority and self._previous is not None:
-                self.delimiters[id(self._previous)] = priority
-            elif leaf.kind == ",":
-                self.delimiters[id(leaf)] = COMMA_PRIORITY
-        if leaf.kind in OPENING:
-            self._open.append(leaf)
-            if not leaf.value:
-                self.invisible.append(leaf)
-        self._previous = leaf
-        if leaf.kind == "name" and leaf.value == "lambda":
-            self._open.append(leaf)  # a pseudo bracket until the lambda's colon
-            self._lambda.append(len(self._open))
+    def extend(self, leaves: list[Leaf]) -> None:
+        """`append(leaf, track=True)` for each leaf, in one loop: the hot path of every split attempted."""
+        own = self.leaves
+        opened = self._open
+        lambdas = self._lambda
+        delimiters = self.delimiters
+        invisible = self.invisible
+        previous = self._previous
+        for leaf in leaves:
+            kind = leaf.kind
+            closing = kind in CLOSING
+            if opened or not closing:
+                if lambdas and kind == ":" and lambdas[-1] == len(opened):
+                    lambdas.pop()
+                    opened.pop()
+                if closing:
+                    leaf.opening = opened.pop()
+                    if not leaf.value:
+                        invisible.append(leaf)
+                leaf.depth = len(opened)
+                if not opened:
+                    priority = _split_before(leaf, previous) if kind in _BEFORE else 0
+                    if priority and previous is not None:
+                        delimiters[id(previous)] = priority
+                    elif kind == ",":
+                        delimiters[id(leaf)] = COMMA_PRIORITY
+                if kind in OPENING:
+                    opened.append(leaf)
+                    if not leaf.value:
+                        invisible.append(leaf)
+                previous = leaf
+                if kind == "name" and leaf.value == "lambda":
+                    opened.append(leaf)
+                    lambdas.append(len(opened))
+            if (
+                closing
+                and own
+                and own[-1].kind == ","
+                and self._is_magic_trailing_comma(leaf)
+            ):
+                self.magic_trailing_comma = leaf
+            own.append(leaf)
+        self._previous = previous
 
     def _is_magic_trailing_comma(self, closing: Leaf) -> bool:
         if (
@@ -216,6 +256,14 @@ class Line:
             yield i, leaf, len(leaf.prefix) + len(leaf.value)
 
 
+_BEFORE = {
+    ".",
+    "|",
+    "string",
+    "name",
+}  # the kinds a delimiter priority can be split before
+
+
 def _split_before(leaf: Leaf, previous: Leaf | None) -> int:
     if leaf.kind == "." and (previous is None or previous.kind in CLOSING):
         return DOT_PRIORITY
@@ -228,26 +276,28 @@ def _split_before(leaf: Leaf, previous: Leaf | None) -> int:
     return 0
 
 
-def _one_sequence(opening: Leaf, closing: Leaf, line: Line, kind: str) -> bool:
-    """black's is_one_sequence_between: a one-tuple (or one-element subscript) between the brackets."""
+def _one_sequence(
+    opening: Leaf, closing: Leaf, line: Line, kind: str, end: int | None = None
+) -> bool:
+    """black's is_one_sequence_between: a one-tuple (or one-element subscript) between the brackets.
+
+    `closing` is `line.leaves[end]`, or about to be appended (no `end`). Its opening is found by walking back
+    from it: no index of the leaves is kept, since only brackets closed after a comma are asked about.
+    """
     if opening.kind != kind:
         return False
-    start = line.positions.get(id(opening))
-    if start is None:
-        return False
-    depth = closing.depth + 1
-    commas = 0
     leaves = line.leaves
-    for index in range(start + 1, len(leaves)):
+    depth = closing.depth + 1
+    # In an argument list, any comma makes more than one argument
+    arguments = opening.kind == "(" and not opening.atom
+    commas = 0
+    for index in range(len(leaves) - 1 if end is None else end - 1, -1, -1):
         leaf = leaves[index]
-        if leaf is closing:
-            break
+        if leaf is opening:
+            return commas < 2
         if leaf.depth == depth and leaf.kind == ",":
-            commas += 1
-            if opening.kind == "(" and not opening.atom:  # an argument list
-                commas += 1
-                break
-    return commas < 2
+            commas += 2 if arguments else 1
+    return False
 
 
 def is_short(line: Line, text: str | None = None) -> bool:
@@ -260,21 +310,37 @@ def is_short(line: Line, text: str | None = None) -> bool:
 def tokenize(text: str) -> list[Leaf]:
     """Leaves of `text` with black's prefixes, optional (invisible) parentheses where black adds them."""
     leaves: list[Leaf] = []
-    position = 0
-    while position < len(text):
-        match = _TOKEN.match(text, position)
-        if match is None or match.end() == position:
-            raise ValueError(f"cannot lay out {text[position:position + 20]!r}")
-        position = match.end()
-        kind = match.lastgroup or "op"
-        value = match.group(kind)
-        if kind == "op" or kind == "ellipsis":
-            kind = value if kind == "op" else "name"
-        leaves.append(Leaf(kind, value, match.group("space")))
+    covered = 0
+    # One regex pass over the whole line; the tokens cover it only if it has nothing TOKEN cannot read
+    for space, string, number, ellipsis, name, op in TOKEN.findall(text):
+        if name:
+            leaves.append(Leaf("name", name, space))
+        elif op:
+            leaves.append(Leaf(op, op, space))
+        elif string:
+            leaves.append(Leaf("string", string, space))
+        elif number:
+            leaves.append(Leaf("number", number, space))
+        else:
+            leaves.append(Leaf("name", ellipsis, space))
+        covered += len(space) + len(leaves[-1].value)
+    if covered != len(text):
+        _unreadable(text)
     if leaves:
         leaves[0].prefix = ""
     _annotate(leaves)
     return _add_optional_parens(leaves)
+
+
+def _unreadable(text: str) -> NoReturn:
+    """Raise the error for the first part of `text` that no token matches."""
+    position = 0
+    while position < len(text):
+        match = TOKEN.match(text, position)
+        if match is None or match.end() == position:
+            break
+        position = match.end()
+    raise ValueError(f"cannot lay out {text[position:position + 20]!r}")
 
 
 def _annotate(leaves: list[Leaf]) -> None:
@@ -288,7 +354,7 @@ def _annotate(leaves: list[Leaf]) -> None:
             trailer = previous is not None and (
                 previous.kind in CLOSING
                 or previous.kind == "string"
-                or (previous.kind == "name" and previous.value not in _KEYWORDS)
+                or (previous.kind == "name" and previous.value not in KEYWORDS)
             )
             leaf.atom = not trailer
             stack.append(leaf)
@@ -307,7 +373,7 @@ def _annotate(leaves: list[Leaf]) -> None:
         previous = leaf
 
 
-_KEYWORDS = {
+KEYWORDS = {
     "in",
     "return",
     "import",
@@ -419,16 +485,15 @@ def _top_indexed(leaves: list[Leaf]) -> Iterator[tuple[int, Leaf]]:
 # -- black's transform_line -----------------------------------------------------------------------------------
 
 
-def statement(text: str, depth: int = 0, comment: str = "") -> str:
+def split_statement(text: str, depth: int = 0, comment: str = "") -> str:
     """The physical lines black prints for the logical line `text` at block `depth` (4 spaces each), with an
-    optional trailing `comment` (black counts it in the width, and keeps it after the last line).
+    optional trailing `comment` (black counts it in the width, and keeps it after the last line), by black's
+    whole algorithm. `statements.statement` takes shortcuts to the same lines; this is their oracle.
     """
     indent = "    " * depth
     width = str_width(text) + len(indent) + str_width(comment)
-    if width <= LINE_LENGTH and not _MAYBE_MAGIC.search(text):
-        return (
-            indent + text + comment
-        )  # nothing to split, no magic trailing comma: the common case
+    if width <= LINE_LENGTH and not MAYBE_MAGIC.search(text):
+        return indent + text + comment  # nothing to split, no magic trailing comma
     added = _ADDED[0]
     lines = _once(text, depth, width > LINE_LENGTH)
     if len(lines) > 1 and _ADDED[0] != added:
@@ -447,8 +512,7 @@ def statement(text: str, depth: int = 0, comment: str = "") -> str:
 
 def _once(text: str, depth: int, split: bool) -> list[str]:
     line = Line(depth)
-    for leaf in tokenize(text):
-        line.append(leaf, track=True)
+    line.extend(tokenize(text))
     return [str(out) for out in transform(line, split=split)]
 
 
@@ -468,13 +532,18 @@ _ADDED = [
 ]  # trailing commas the layout has added, ever: a second pass is needed only after new ones
 
 
+def commas_added() -> int:
+    """How many trailing commas the layout has added so far: a layout that added one needs black's second pass."""
+    return _ADDED[0]
+
+
 def _added_comma() -> Leaf:
     _ADDED[0] += 1
     return Leaf(",", ",")
 
 
 def signature(head: str, params: list[str], tail: str, depth: int) -> str:
-    """`head(params)tail` (a def), as `statement` lays it out; in time linear in the parameters.
+    """`head(params)tail` (a def), as `split_statement` lays it out; in time linear in the parameters.
 
     A def that does not fit splits at its parentheses (black's left_hand_split). When the parameters do
     not fit on one line either, each goes on its own line with a trailing comma, laid out alone; the second
@@ -489,9 +558,9 @@ def signature(head: str, params: list[str], tail: str, depth: int) -> str:
         len(params) < 2
         or body_width <= LINE_LENGTH
         or str_width(closing) > LINE_LENGTH
-        or _MAYBE_MAGIC.search(text)
+        or MAYBE_MAGIC.search(text)
     ):
-        return statement(text, depth)
+        return split_statement(text, depth)
     lines = [indent + head + "("]
     lines += [_parameter(p + ",", depth + 1) for p in params]
     lines.append(closing)
@@ -514,8 +583,7 @@ def _parameter_once(text: str, depth: int) -> list[str]:
     leaves = tokenize("def f(" + text + ")")[3:-1]
     leaves[0].prefix = ""
     line = Line(depth, inside_brackets=True)
-    for leaf in leaves:
-        line.append(leaf)
+    line.extend(leaves)
     return [str(out) for out in transform(line)]
 
 
@@ -583,8 +651,7 @@ def _run(line: Line, transformer, text: str, force_optional: bool) -> list[Line]
     copy = Line(line.depth, line.inside_brackets)
     copy.should_split_rhs = line.should_split_rhs
     copy.magic_trailing_comma = line.magic_trailing_comma
-    for leaf in line.leaves:
-        copy.append(leaf.copy(), track=True)
+    copy.extend([leaf.copy() for leaf in line.leaves])
     second = _run(copy, transformer, text, True)
     if all(is_short(out) for out in second):
         return second
@@ -602,12 +669,37 @@ def _build(leaves: list[Leaf], original: Line, opening: Leaf, part: str) -> Line
                 if leaves[i].kind != ",":
                     leaves.insert(i + 1, _added_comma())
                 break
-    tracked = _inside_matching(leaves) if part == "head" else set()
-    for leaf in leaves:
-        result.append(leaf, track=id(leaf) in tracked)
+    if part == "body":
+        result.extend(leaves)
+    elif part == "head":
+        # Only leaves inside matching brackets are tracked: they come in runs; the others leave the tracker
+        # as it is
+        tracked = _inside_matching(leaves)
+        run: list[Leaf] = []
+        for leaf in leaves:
+            if id(leaf) in tracked:
+                run.append(leaf)
+            else:
+                if run:
+                    result.extend(run)
+                    run = []
+                result.leaves.append(leaf)
+        if run:
+            result.extend(run)
+    else:  # a tail is not tracked
+        result.leaves = leaves
     if part == "body" and _should_split(result, opening):
         result.should_split_rhs = True
     return result
+
+
+def _filled(line: Line, leaves: list[Leaf]) -> Line:
+    """`line` with `leaves` appended (tracked when the line is inside brackets, as `append` does)."""
+    if line.inside_brackets:
+        line.extend(leaves)
+    else:
+        line.leaves.extend(leaves)
+    return line
 
 
 def _ensure_trailing_comma(leaves: list[Leaf], original: Line, opening: Leaf) -> bool:
@@ -936,7 +1028,7 @@ def _trailers_to_omit(line: Line) -> Iterator[set[int]]:
                     previous is not None
                     and previous.kind == ","
                     and leaf.opening is not None
-                    and not _one_sequence(leaf.opening, leaf, line, "(")
+                    and not _one_sequence(leaf.opening, leaf, line, "(", index)
                 ):
                     break
                 inner.add(id(leaf))
@@ -953,7 +1045,7 @@ def _trailers_to_omit(line: Line) -> Iterator[set[int]]:
                 previous is not None
                 and previous.kind == ","
                 and leaf.opening is not None
-                and not _one_sequence(leaf.opening, leaf, line, "(")
+                and not _one_sequence(leaf.opening, leaf, line, "(", index)
             ):
                 break
             if leaf.value:
@@ -970,15 +1062,17 @@ def delimiter_split(line: Line, force_optional: bool) -> Iterator[Line]:
         raise CannotSplit("no delimiters") from None
     if priority == DOT_PRIORITY and line.count_priority(priority) == 1:
         raise CannotSplit("a single attribute")
-    current = Line(line.depth, line.inside_brackets)
+    delimiters = line.delimiters
+    chunk: list[Leaf] = []
     for leaf in line.leaves:
-        if not current.leaves:
+        if not chunk:
             leaf.prefix = ""
-        current.append(leaf)
-        if line.delimiters.get(id(leaf)) == priority:
-            yield current
-            current = Line(line.depth, line.inside_brackets)
-    if current:
+        chunk.append(leaf)
+        if delimiters.get(id(leaf)) == priority:
+            yield _filled(Line(line.depth, line.inside_brackets), chunk)
+            chunk = []
+    if chunk:
+        current = _filled(Line(line.depth, line.inside_brackets), chunk)
         if priority == COMMA_PRIORITY and current.leaves[-1].kind != ",":
             current.append(_added_comma())
         yield current
