@@ -5,12 +5,18 @@ from __future__ import annotations
 import gc
 import hashlib
 from functools import partial
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .backends.python import Unit, python_units, runtime_files
-from .backends.schemas import ExportSpans, render_exports, render_schemas
+from .backends.schemas import (
+    Fragments,
+    entity_files,
+    export_files,
+    export_names,
+    tool_files,
+)
 from .compile_result import CompileResult
 from .diagnostics import Diagnostics, SpecError
 from .formatting import format_all
@@ -122,25 +128,47 @@ def _compile(
     if diags.has_errors:
         return result
     result.tools = len(plan.tools)
-    # The JSON files are rendered beside the Python files, in a child process when a core is free for it; the
-    # modules go to whichever process is free first, so that both finish together whatever the mix of work.
+    # The files are rendered by this process and, when a core is free for it, a forked child: each module and
+    # each run of tools' JSON goes to whichever is free first, so that both finish together.
     units = python_units(plan)
     module_paths = {module.path for module in plan.modules}
-    modules = [unit for unit in units if unit.path in module_paths]
-    queue = WorkQueue(len(modules))
+    names = export_names(plan)
+    items: list[Item] = [
+        partial(_module_file, unit) for unit in units if unit.path in module_paths
+    ]
+    items += [
+        partial(tool_files, plan.tools[start : start + _TOOLS_PER_ITEM], names)
+        for start in range(0, len(plan.tools), _TOOLS_PER_ITEM)
+    ]
+    queue = WorkQueue(len(items))
     work = len(plan.tools) + sum(len(m.fields) for p in plan.modules for m in p.models)
-    background = in_background(work, partial(_background_files, plan, modules, queue))
+    background = in_background(work, partial(_take, items, queue))
     try:
-        files = _python_files(unit for unit in units if unit.path not in module_paths)
-        files.update(_python_files(modules[index] for index in queue))
+        files = format_all(
+            {
+                unit.path: unit.render()
+                for unit in units
+                if unit.path not in module_paths
+            }
+        )
+        ours = _take(items, queue)
     finally:
         queue.close()
+    fragments: Fragments = {}
+    done: set[int] = set()
+    for rendered, entries, taken in (ours, background()):
+        files.update(rendered)
+        fragments.update(entries)
+        done.update(taken)
+    # what the queue could not hold, or a child which failed took
+    rendered, entries, _ = _take(items, (i for i in range(len(items)) if i not in done))
+    files.update(rendered)
+    fragments.update(entries)
     files.update(runtime_files(plan))
     files["py.typed"] = ""
-    schemas, spans = background()
-    files.update(schemas)
-    # the modules the queue could not hold, or that a child which failed took
-    files.update(_python_files(unit for unit in modules if unit.path not in files))
+    files.update(entity_files(plan))
+    exported, spans = export_files(plan, names, fragments)
+    files.update(exported)
     result.files = {
         path: text for path, text in sorted(files.items()) if _emitted(path, emit)
     }
@@ -150,21 +178,30 @@ def _compile(
     return result
 
 
-def _background_files(
-    plan: PackagePlan, modules: list[Unit], queue: WorkQueue
-) -> tuple[dict[str, str], ExportSpans]:
-    """The schema files, the export files, then the modules it takes from `queue`; where each tool stands
-    in the export files."""
-    shared: dict[int, Any] = {}  # the text of objects both write (exports.dump_json)
-    files = render_schemas(plan, shared)
-    exported, spans = render_exports(plan, shared)
-    files.update(exported)
-    files.update(_python_files(modules[index] for index in queue))
-    return files, spans
+# A unit of rendering work: the files it makes and its entries in the export files.
+Item = Callable[[], tuple[dict[str, str], Fragments]]
+# Tools whose JSON files are one item (a module is one item, whatever its size).
+_TOOLS_PER_ITEM = 16
 
 
-def _python_files(units: Iterable[Unit]) -> dict[str, str]:
-    return format_all({unit.path: unit.render() for unit in units})
+def _module_file(unit: Unit) -> tuple[dict[str, str], Fragments]:
+    return format_all({unit.path: unit.render()}), {}
+
+
+def _take(
+    items: list[Item], numbers: Iterable[int]
+) -> tuple[dict[str, str], Fragments, list[int]]:
+    """Render the items `numbers` names (a WorkQueue: those this process takes): their files, their export
+    entries, and which items they were (plain data, for the way back from a child)."""
+    files: dict[str, str] = {}
+    fragments: Fragments = {}
+    done: list[int] = []
+    for number in numbers:
+        rendered, entries = items[number]()
+        files.update(rendered)
+        fragments.update(entries)
+        done.append(number)
+    return files, fragments, done
 
 
 def _is_brimley(module: SpecModule) -> bool:

@@ -1,5 +1,6 @@
-"""The JSON files of a large package are rendered in a forked child (codegen/parallel.py): the result is the
-same as rendering them in the process, and a child that fails only means the parent renders them itself.
+"""The files of a large package are rendered by the process and a forked child, each taking the next module
+or run of tools' JSON from a work queue (codegen/parallel.py): the result is the same as rendering them all in
+the process, and a child that fails only means the parent renders what it took.
 """
 
 from __future__ import annotations
@@ -58,14 +59,14 @@ def test_a_failing_child_means_the_parent_renders_them(
     alone = _compile(specs)
     forks = _forking(monkeypatch)
     parent = os.getpid()
-    render = compiler.render_exports
+    render = compiler.tool_files
 
-    def failing_in_the_child(plan: object, *rest: object) -> object:
+    def failing_in_the_child(tools: Any, names: Any) -> Any:
         if os.getpid() != parent:
             raise RuntimeError("the child fails")
-        return render(plan, *rest)  # type: ignore[arg-type]
+        return render(tools, names)
 
-    monkeypatch.setattr(compiler, "render_exports", failing_in_the_child)
+    monkeypatch.setattr(compiler, "tool_files", failing_in_the_child)
     assert _compile(specs) == alone
     assert len(forks) == 1
 
@@ -109,20 +110,20 @@ def test_numbers_a_pipe_cannot_hold_are_left_to_the_caller() -> None:
     assert 0 < len(taken) < 10**6 and taken == list(range(len(taken)))
 
 
-def test_modules_a_failing_child_took_are_rendered_by_the_parent(
+def test_items_a_failing_child_took_are_rendered_by_the_parent(
     specs: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     alone = _compile(specs)
     forks = _forking(monkeypatch)
     parent = os.getpid()
-    render = compiler._python_files
+    take = compiler._take
 
-    def failing_in_the_child(units: Any) -> dict[str, str]:
+    def failing_in_the_child(items: Any, numbers: Any) -> Any:
         if os.getpid() != parent:
-            list(units)  # takes its modules off the queue, then fails
+            list(numbers)  # takes its items off the queue, then fails
             raise RuntimeError("the child fails")
-        return render(units)
+        return take(items, numbers)
 
-    monkeypatch.setattr(compiler, "_python_files", failing_in_the_child)
+    monkeypatch.setattr(compiler, "_take", failing_in_the_child)
     assert _compile(specs) == alone
     assert len(forks) == 1

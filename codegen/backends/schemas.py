@@ -10,7 +10,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from ..plan import PackagePlan
+from ..plan import PackagePlan, ToolPlan
 from ..runtime import exports
 
 
@@ -18,19 +18,45 @@ def dump_json(value: Any) -> str:
     return exports.dump_json(value)
 
 
-def render_schemas(
-    plan: PackagePlan, shared: dict[int, Any] | None = None
-) -> dict[str, str]:
-    """`schemas/<tool>.json` and `schemas/entities/<Entity>.json`. `shared`: as for `exports.dump_json`, kept
-    for `render_exports` of the same plan (whose MCP and Anthropic forms copy the tools' text from here).
-    """
-    files = {
-        f"schemas/{tool.func}.json": exports.dump_json(tool.llm_schema, shared)
-        for tool in plan.tools
+# An export file's entries, rendered apart from each other: (flavour, tool name) -> the tool's entry.
+Fragments = dict[tuple[str, str], str]
+# Each flavour's name for each tool (a flavour may need to rename some: `exports.export_names`).
+ExportNames = dict[str, dict[str, str]]
+
+
+def export_names(plan: PackagePlan) -> ExportNames:
+    every = [tool.name for tool in plan.tools]
+    return {
+        flavour: exports.export_names(every, flavour)
+        for flavour in exports.EXPORT_FILES
     }
-    for name, schema in plan.entity_schemas.items():
-        files[f"schemas/entities/{plan.entity_classes[name]}.json"] = dump_json(schema)
-    return files
+
+
+def tool_files(
+    tools: list[ToolPlan], names: ExportNames
+) -> tuple[dict[str, str], Fragments]:
+    """`schemas/<tool>.json` of each of `tools`, and its entry in every export file (`export_files` puts
+    them together): the work of each tool is done apart, so that it can be shared between processes.
+    """
+    shared: dict[int, Any] = {}  # the text of objects both write (exports.dump_json)
+    files: dict[str, str] = {}
+    fragments: Fragments = {}
+    for tool in tools:
+        files[f"schemas/{tool.func}.json"] = exports.dump_json(tool.llm_schema, shared)
+        for flavour in exports.EXPORT_FILES:
+            name = names[flavour][tool.name]
+            fragments[flavour, tool.name] = tool_fragment(
+                tool.llm_schema, flavour, name, shared
+            )
+    return files, fragments
+
+
+def entity_files(plan: PackagePlan) -> dict[str, str]:
+    """`schemas/entities/<Entity>.json`."""
+    return {
+        f"schemas/entities/{plan.entity_classes[name]}.json": dump_json(schema)
+        for name, schema in plan.entity_schemas.items()
+    }
 
 
 # How each export file frames its tools: (before the first, between two, after the last, the file with none).
@@ -154,23 +180,17 @@ def tiles(flavour: str, text: str, places: list[tuple[int, int]]) -> bool:
     return len(text) == at + len(last) and text.endswith(last)
 
 
-def render_exports(
-    plan: PackagePlan, shared: dict[int, Any] | None = None
+def export_files(
+    plan: PackagePlan, names: ExportNames, fragments: Fragments
 ) -> tuple[dict[str, str], ExportSpans]:
-    """Every tool in the formats LLM APIs take (`schemas/tools.*`), and where each tool stands in them.
-    `shared`: as for `exports.dump_json` (see `render_schemas`)."""
+    """Every tool in the formats LLM APIs take (`schemas/tools.*`), from the entries `tool_files` rendered,
+    and where each tool stands in them."""
     files: dict[str, str] = {}
     spans: ExportSpans = {}
     tools = sorted(plan.tools, key=lambda t: t.name)
     for flavour, file_name in exports.EXPORT_FILES.items():
-        names = exports.export_names([tool.name for tool in plan.tools], flavour)
         entries = [
-            (
-                t.name,
-                names[t.name],
-                tool_fragment(t.llm_schema, flavour, names[t.name], shared),
-            )
-            for t in tools
+            (t.name, names[flavour][t.name], fragments[flavour, t.name]) for t in tools
         ]
         files[f"schemas/{file_name}"], spans[flavour] = join_export(flavour, entries)
     return files, spans
