@@ -34,6 +34,7 @@ _LITERALS = {"true": True, "false": False, "null": None}
 _PLAIN_KEY = re.compile(r'[ \t\r\n]*"([^"\\\x00-\x1f]*)"[ \t\r\n]*:[ \t\r\n]*')
 _PLAIN_STRING = re.compile(r'"([^"\\\x00-\x1f]*)"')
 _NEXT_MEMBER = re.compile(r"[ \t\r\n]*([,}])")
+_PLAIN_ITEM = re.compile(r'[ \t\r\n]*"([^"\\\x00-\x1f]*)"[ \t\r\n]*([,\]])')
 _INTEGER_PART = re.compile(r"[-+]?([0-9_]*)")
 
 _TOO_LARGE = f"the number is too large (more than {MAX_INT_DIGITS} digits, or beyond a float's range)"
@@ -182,8 +183,16 @@ class _Reader:
                     value_spans[key] = (string.start(), string.end())
                     self.pos = string.end()
                 else:
-                    self.pos = member.end()
-                    items[key], value_spans[key] = self.value(depth + 1)
+                    at = self.pos = member.end()
+                    nested = text[at : at + 1]
+                    if (
+                        nested == "{" and depth < MAX_DEPTH
+                    ):  # value()'s dispatch, inlined
+                        items[key], value_spans[key] = self.object(depth + 1)
+                    elif nested == "[" and depth < MAX_DEPTH:
+                        items[key], value_spans[key] = self.array(depth + 1)
+                    else:
+                        items[key], value_spans[key] = self.value(depth + 1)
                 key_spans[key] = key_span
                 after = _NEXT_MEMBER.match(text, self.pos)
                 if after is not None:
@@ -249,7 +258,18 @@ class _Reader:
             self.pos = pos + 1
             span = self.span(start, start + 1)
             return JArray(items, span), span
+        plain = not self.raw_surrogates and depth < MAX_DEPTH
         while True:
+            # An item that is a string without escapes (`required`, `enum`) read with what follows it.
+            item = _PLAIN_ITEM.match(text, self.pos) if plain else None
+            if item is not None:
+                items.append(item.group(1))
+                spans.append((item.start(1) - 1, item.end(1) + 1))
+                self.pos = item.end()
+                if item.group(2) == ",":
+                    continue
+                span = self.span(start, start + 1)
+                return JArray(items, span, tuple(spans)), span
             value, value_span = self.value(depth + 1)
             items.append(value)
             spans.append(value_span)
