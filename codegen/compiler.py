@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from .backends.python import Unit, python_units, runtime_files
 from .backends.schemas import (
+    ExportNames,
     Fragments,
     entity_files,
     export_files,
@@ -22,6 +23,7 @@ from .diagnostics import Diagnostics, SpecError
 from .formatting import format_all
 from .frontends import BRIMLEY_SUFFIXES, route
 from .incremental import compile_changed, init_key, parts_document
+from . import split
 from .parallel import WorkQueue, in_background
 from .remotes import RemoteDocuments
 from .sources import discover, load_source
@@ -121,18 +123,53 @@ def _compile(
         from .frontends.brimley import link
 
         link(program, diags)
-    builder = PlanBuilder(program, diags)
-    plan = (
-        builder.build()
-    )  # even after errors, so that every problem is reported in one run
-    if diags.has_errors:
-        return result
+    # A first build of many JSON files plans the last ones in a forked child (split.py), checked here after.
+    every = [tool.name for module in program.modules for tool in module.tools]
+    names = export_names(every)
+    halves = split.start(program, names) if not diags.has_errors else None
+    shared: tuple[dict[str, str], Fragments] | None = None
+    if halves is not None:
+        builder = PlanBuilder(program, diags, order=halves.ours)
+        plan = builder.build()
+        if not diags.has_errors:
+            shared = _render_split(plan, builder, halves, names)
+        else:
+            halves.join()  # (the child stops at the same problem)
+        if shared is not None and [tool.name for tool in plan.tools] != every:
+            shared = None
+    if shared is None:
+        builder = PlanBuilder(program, diags)
+        plan = (
+            builder.build()
+        )  # even after errors, so that every problem is reported in one run
+        if diags.has_errors:
+            return result
+        names = export_names([tool.name for tool in plan.tools])
+        shared = _render_shared(plan, names)
     result.tools = len(plan.tools)
-    # The files are rendered by this process and, when a core is free for it, a forked child: each module and
-    # each run of tools' JSON goes to whichever is free first, so that both finish together.
+    files, fragments = shared
+    files.update(runtime_files(plan))
+    files["py.typed"] = ""
+    files.update(entity_files(plan))
+    exported, spans = export_files(plan, names, fragments)
+    files.update(exported)
+    result.files = {
+        path: text for path, text in sorted(files.items()) if _emitted(path, emit)
+    }
+    if len(builder.parts) == len(result.sources):  # every spec file has its module
+        order = [(rel, sha) for _, rel, sha in result.sources]
+        result.parts = parts_document(order, builder.parts, spans, init_key(plan))
+    return result
+
+
+def _render_shared(
+    plan: PackagePlan, names: ExportNames
+) -> tuple[dict[str, str], Fragments]:
+    """Every Python file of `plan`, its tools' JSON files and their export entries."""
+    # Rendered by this process and, when a core is free for it, a forked child: each module and each run of
+    # tools' JSON goes to whichever is free first, so that both finish together.
     units = python_units(plan)
     module_paths = {module.path for module in plan.modules}
-    names = export_names(plan)
     items: list[Item] = [
         partial(_module_file, unit) for unit in units if unit.path in module_paths
     ]
@@ -164,18 +201,37 @@ def _compile(
     rendered, entries, _ = _take(items, (i for i in range(len(items)) if i not in done))
     files.update(rendered)
     fragments.update(entries)
-    files.update(runtime_files(plan))
-    files["py.typed"] = ""
-    files.update(entity_files(plan))
-    exported, spans = export_files(plan, names, fragments)
-    files.update(exported)
-    result.files = {
-        path: text for path, text in sorted(files.items()) if _emitted(path, emit)
-    }
-    if len(builder.parts) == len(result.sources):  # every spec file has its module
-        order = [(rel, sha) for _, rel, sha in result.sources]
-        result.parts = parts_document(order, builder.parts, spans, init_key(plan))
-    return result
+    return files, fragments
+
+
+def _render_split(
+    plan: PackagePlan, builder: PlanBuilder, halves: split.Split, names: ExportNames
+) -> tuple[dict[str, str], Fragments] | None:
+    """This process's half of a split build (the modules `builder` planned), with the child's; None when the
+    child's half cannot be taken (split.py)."""
+    ours = {module.path for module in plan.modules}
+    files = format_all(
+        {unit.path: unit.render() for unit in python_units(plan) if unit.path in ours}
+    )
+    rendered, fragments = tool_files(plan.tools, names)
+    files.update(rendered)
+    theirs = split.finish(halves, builder, plan)
+    if theirs is None:
+        return None
+    files.update(theirs[0])
+    fragments.update(theirs[1])
+    # the package-wide files, now that every module is known
+    modules = {module.path for module in plan.modules}
+    files.update(
+        format_all(
+            {
+                unit.path: unit.render()
+                for unit in python_units(plan)
+                if unit.path not in modules
+            }
+        )
+    )
+    return files, fragments
 
 
 # A unit of rendering work: the files it makes and its entries in the export files.

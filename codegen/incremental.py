@@ -88,7 +88,7 @@ def parts_document(
     return {
         "init": init,
         "order": [list(entry) for entry in order],
-        "modules": {rel: _module_document(parts) for rel, parts in modules.items()},
+        "modules": {rel: module_document(parts) for rel, parts in modules.items()},
         "exports": {
             flavour: {tool: list(span) for tool, span in tools.items()}
             for flavour, tools in spans.items()
@@ -96,7 +96,7 @@ def parts_document(
     }
 
 
-def _module_document(parts: ModuleParts) -> dict[str, Any]:
+def module_document(parts: ModuleParts) -> dict[str, Any]:
     return {
         "dotted": parts.dotted,
         "path": parts.path,
@@ -155,7 +155,7 @@ def _claim(label: Any, names: Any, got: Any) -> Claim:
     return (label, tuple(names), got)
 
 
-def _read_module(rel: str, doc: Any) -> ModuleParts:
+def read_module(rel: str, doc: Any) -> ModuleParts:
     if type(doc) is not dict:
         raise Unusable
     parts = ModuleParts(_text(doc["dotted"]), _text(doc["path"]))
@@ -183,8 +183,7 @@ def _read(doc: Any) -> tuple[Order, dict[str, ModuleParts], ExportSpans, str]:
         init = _text(doc["init"])
         order = [(_text(rel), _text(sha)) for rel, sha in doc["order"]]
         modules = {
-            _text(rel): _read_module(rel, entry)
-            for rel, entry in doc["modules"].items()
+            _text(rel): read_module(rel, entry) for rel, entry in doc["modules"].items()
         }
         spans: ExportSpans = {}
         for flavour in exports.EXPORT_FILES:
@@ -243,7 +242,7 @@ def compile_changed(
         unaffected = {
             modules[rel].path
             for rel in entity_files - affected
-            if _module_document(builder.parts[rel]) == _module_document(modules[rel])
+            if module_document(builder.parts[rel]) == module_document(modules[rel])
         }
         files, new_spans = _files(
             plan, previous.out_files, reused, spans, init, unaffected

@@ -31,16 +31,22 @@ def _spare_core() -> bool:
     return cores >= 2
 
 
+def worth_forking(work: int) -> bool:
+    """Whether `in_background` forks for this much work: it is enough, a core is free for it, and no other
+    thread would be left stopped mid-way in the child."""
+    return (
+        work >= MIN_WORK
+        and hasattr(os, "fork")
+        and threading.active_count() == 1
+        and _spare_core()
+    )
+
+
 def in_background(work: int, function: Callable[[], T]) -> Callable[[], T]:
     """Start `function` in a forked child when it is worth it and safe (no other thread that a fork would
     leave stopped mid-way); return a function that waits for its result (or computes it, if it could not).
     """
-    if (
-        work < MIN_WORK
-        or not hasattr(os, "fork")
-        or threading.active_count() != 1
-        or not _spare_core()
-    ):
+    if not worth_forking(work):
         return function
     try:
         read_end, write_end = os.pipe()

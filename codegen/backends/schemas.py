@@ -24,8 +24,8 @@ Fragments = dict[tuple[str, str], str]
 ExportNames = dict[str, dict[str, str]]
 
 
-def export_names(plan: PackagePlan) -> ExportNames:
-    every = [tool.name for tool in plan.tools]
+def export_names(every: list[str]) -> ExportNames:
+    """Each flavour's name for each of the tools `every` (all of them, in the order of the plan)."""
     return {
         flavour: exports.export_names(every, flavour)
         for flavour in exports.EXPORT_FILES

@@ -214,6 +214,17 @@ class PlanBuilder:
                 package.model_modules[model.class_name] = plan.dotted
         return package
 
+    def extend(
+        self, rels: list[str], parts: Mapping[str, ModuleParts], package: PackagePlan
+    ) -> None:
+        """Add the spec files `rels`, planned elsewhere (`parts`), after those `build` planned, as reused
+        modules: their names claimed again in order; raises ReplayMismatch when one would now get another.
+        """
+        for rel in rels:
+            self._reuse(rel, parts[rel], package)
+            self.parts[rel] = parts[rel]
+        self._log[0] = []
+
     def _reuse(self, rel: str, parts: ModuleParts, package: PackagePlan) -> None:
         """Claim a reused module's names again, in order, and add what the package-wide files need of it."""
         self._log[0] = []

@@ -1,0 +1,144 @@
+"""A first build of many JSON spec files plans the last ones in a forked child (codegen/split.py): the output is
+the same as one process planning everything, whatever the child does, and when the child's names would not be
+the ones one process gives, this process plans everything itself."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codegen import compiler, parallel, split
+from codegen.compile_result import CompileResult
+
+
+def _tool(name: str, extra: str = "x") -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": f"The tool {name}.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                extra: {"type": "integer", "minimum": 1},
+                "nested": {"type": "object", "properties": {"y": {"type": "string"}}},
+                "who": {"$ref": "../entities/User.schema.json"},
+            },
+            "required": [extra],
+        },
+    }
+
+
+@pytest.fixture
+def specs(tmp_path: Path) -> Path:
+    """An entity file, then twelve tool files of three tools each."""
+    root = tmp_path / "specs"
+    (root / "entities").mkdir(parents=True)
+    user = {
+        "title": "User",
+        "type": "object",
+        "properties": {"id": {"type": "integer"}},
+    }
+    (root / "entities" / "User.schema.json").write_text(json.dumps(user))
+    (root / "tools").mkdir()
+    for f in range(12):
+        tools = [_tool(f"tool_{f}_{t}") for t in range(3)]
+        (root / "tools" / f"batch_{f:02d}.json").write_text(json.dumps(tools))
+    return root
+
+
+@pytest.fixture
+def forking(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Fork for any amount of work; note whether each split build's child half was taken."""
+    monkeypatch.setattr(parallel, "MIN_WORK", 0)
+    monkeypatch.setattr(parallel, "_spare_core", lambda: True)
+    taken: list[bool] = []
+    finish = split.finish
+
+    def noting(*args: Any) -> Any:
+        result = finish(*args)
+        taken.append(result is not None)
+        return result
+
+    monkeypatch.setattr(split, "finish", noting)
+    return taken
+
+
+def _alone(specs: Path, monkeypatch: pytest.MonkeyPatch) -> CompileResult:
+    with monkeypatch.context() as patch:
+        patch.setattr(split, "start", lambda *args: None)
+        patch.setattr(parallel, "MIN_WORK", 10**9)  # no child at all
+        return compiler.compile_specs([specs])
+
+
+def _same(ours: CompileResult, alone: CompileResult) -> None:
+    assert ours.files == alone.files
+    assert ours.parts == alone.parts  # the rebuild record too
+    assert [d.render() for d in ours.diagnostics.sorted()] == [
+        d.render() for d in alone.diagnostics.sorted()
+    ]
+
+
+def test_the_child_plans_the_last_files_and_the_output_is_the_same(
+    specs: Path, forking: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alone = _alone(specs, monkeypatch)
+    _same(compiler.compile_specs([specs]), alone)
+    assert forking == [True]
+
+
+def test_a_name_an_earlier_file_took_means_one_process_plans_everything(
+    specs: Path, forking: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last file's `Tool-0-0` wants the function name `tool_0_0`, which the first file's tool took."""
+    last = specs / "tools" / "batch_11.json"
+    last.write_text(json.dumps([_tool("Tool-0-0"), _tool("tool_11_1")]))
+    alone = _alone(specs, monkeypatch)
+    _same(compiler.compile_specs([specs]), alone)
+    assert forking == [False]
+
+
+def test_a_warning_in_the_childs_files_means_one_process_plans_everything(
+    specs: Path, forking: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    last = specs / "tools" / "batch_11.json"
+    tool = _tool("tool_11_0")
+    tool["parameters"]["properties"]["z"] = {"type": "integer", "default": "no"}
+    last.write_text(json.dumps([tool]))
+    alone = _alone(specs, monkeypatch)
+    assert [d.code for d in alone.diagnostics.sorted()] == ["default-mismatch"]
+    _same(compiler.compile_specs([specs]), alone)
+    assert forking == [False]
+
+
+def test_a_failing_child_means_one_process_plans_everything(
+    specs: Path, forking: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alone = _alone(specs, monkeypatch)
+    parent = os.getpid()
+    theirs = split._theirs
+
+    def failing_in_the_child(*args: Any) -> Any:
+        if os.getpid() != parent:
+            raise RuntimeError("the child fails")
+        return theirs(*args)
+
+    monkeypatch.setattr(split, "_theirs", failing_in_the_child)
+    _same(compiler.compile_specs([specs]), alone)
+    # (the parent then plans the child's half itself, and its names are checked all the same)
+    assert forking == [True]
+
+
+def test_files_after_the_last_entity_file_only_are_the_childs(
+    specs: Path, forking: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entity file last in the order leaves the child nothing: no split."""
+    (specs / "zz").mkdir()
+    (specs / "zz" / "Late.schema.json").write_text(
+        json.dumps({"title": "Late", "type": "object"})
+    )
+    alone = _alone(specs, monkeypatch)
+    _same(compiler.compile_specs([specs]), alone)
+    assert forking == []
