@@ -110,6 +110,8 @@ def module_document(parts: ModuleParts) -> dict[str, Any]:
         "models": parts.models,
         "tools": [list(tool) for tool in parts.tools],
         "resources": parts.resources,
+        "native": parts.native,
+        "text": parts.text,
     }
 
 
@@ -174,6 +176,8 @@ def read_module(rel: str, doc: Any) -> ModuleParts:
         parts.tools.append((_text(name), _text(func), config, False))
     if doc["resources"] is not False:
         raise Unusable
+    parts.native = _texts(doc["native"])
+    parts.text = _texts(doc["text"])
     return parts
 
 
@@ -219,14 +223,13 @@ def compile_changed(
     if not all(rel.endswith(".json") for rel, _ in now):
         return None
     changed = {rel for (rel, sha), (_, before) in zip(now, order) if sha != before}
-    # Files defining entities are compiled again too: whether a model is a NativeModel depends on the models
-    # it uses (passes/native.py), and the entities' models are the ones used across files.
-    entity_files = {rel for rel, parts in modules.items() if parts.entity_claims}
-    affected = changed | {rel for rel, parts in modules.items() if parts.deps & changed}
-    dirty = affected | entity_files
+    dirty = changed | {rel for rel, parts in modules.items() if parts.deps & changed}
+    # Files defining entities are read again too, for the documents embedding their entities; unless an edit
+    # reaches them they are reused like the others (the record says which of their models are native).
+    read = dirty | {rel for rel, parts in modules.items() if parts.entity_claims}
     diags = Diagnostics()
-    program = _namespace(previous, dirty, prefixes, diags)
-    if program is None or len(diags) or _duplicates(modules, dirty, program):
+    program = _namespace(previous, read, prefixes, diags)
+    if program is None or len(diags) or _duplicates(modules, read, program):
         return None  # a full compile reports the problem
     reused = {rel: parts for rel, parts in modules.items() if rel not in dirty}
     builder = PlanBuilder(program, diags, reused, [rel for rel, _ in order])
@@ -237,16 +240,7 @@ def compile_changed(
     if len(diags):
         return None
     try:
-        # An entity file no change reaches is planned again (for the models that use its entities) but, when
-        # it claimed the names it claimed before, rendered as before: nothing its module is made of changed.
-        unaffected = {
-            modules[rel].path
-            for rel in entity_files - affected
-            if module_document(builder.parts[rel]) == module_document(modules[rel])
-        }
-        files, new_spans = _files(
-            plan, previous.out_files, reused, spans, init, unaffected
-        )
+        files, new_spans = _files(plan, previous.out_files, reused, spans, init)
     except Unusable:
         return None
     result = CompileResult(files, diags, previous.read, previous.ignored)
@@ -264,15 +258,15 @@ def compile_changed(
 
 def _namespace(
     previous: Previous,
-    dirty: set[str],
+    read: set[str],
     prefixes: Mapping[Path, str],
     diags: Diagnostics,
 ) -> Program | None:
-    """The namespace of the spec files `dirty`, read and checked again; None
+    """The namespace of the spec files `read`, read and checked again; None
     when one cannot be read as it was scanned."""
     parsed: list[SpecModule] = []
     for display, rel, sha in previous.sources:
-        if rel not in dirty:
+        if rel not in read:
             continue
         source = load_source(Path(display), Path(rel), diags)
         front_end = route(Path(display))
@@ -326,11 +320,9 @@ def _files(
     reused: Mapping[str, ModuleParts],
     spans: ExportSpans,
     init: str,
-    unaffected: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> tuple[dict[str, str], ExportSpans]:
-    """Every file of OUT: those of the modules compiled again rendered (but the Python files `unaffected`),
-    those of the reused ones as OUT has them, and the package-wide ones composed again (`__init__.py` only
-    when what it is made of changed).
+    """Every file of OUT: those of the modules compiled again rendered, those of the reused ones as OUT has
+    them, and the package-wide ones composed again (`__init__.py` only when what it is made of changed).
     """
 
     def kept(rel: str) -> str:
@@ -343,13 +335,8 @@ def _files(
     if init_key(plan) == init:
         reused_paths.add("__init__.py")
         kept_init = kept("__init__.py")
-    units = [
-        unit
-        for unit in python_units(plan)
-        if unit.path not in reused_paths and unit.path not in unaffected
-    ]
+    units = [unit for unit in python_units(plan) if unit.path not in reused_paths]
     files = format_all({unit.path: unit.render() for unit in units})
-    files.update({path: kept(path) for path in unaffected})
     if "__init__.py" in reused_paths:
         files["__init__.py"] = kept_init
     kept_modules = {parts.dotted for parts in reused.values()}

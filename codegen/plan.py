@@ -215,3 +215,6 @@ class PackagePlan:
     entity_classes: dict[str, str] = field(
         default_factory=dict
     )  # entity name -> class name
+    # The models that are NativeModels, and those of them whose JSON text Pydantic may read (passes/native.py)
+    native: set[str] = field(default_factory=set)
+    json_native: set[str] = field(default_factory=set)

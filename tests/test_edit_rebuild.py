@@ -110,14 +110,16 @@ def test_an_edit_recompiles_only_its_file_and_out_matches_a_full_build(
 ENTITY_MODULE = "entities/user.py"  # the module of entities/User.schema.json
 
 
-def test_an_entity_file_no_edit_reaches_keeps_its_module_unless_its_names_change(
+def test_an_entity_file_no_edit_reaches_is_reused_unless_its_names_change(
     project: Path,
     reuses: list[bool],
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """An entity file is planned again on every edit, but its module is rendered only when its names moved:
-    here another entity file takes the name of User's nested model, `UserNested`."""
+    """An entity file is read again on every edit (for the documents embedding its entities) but reused like
+    any other file: its module is not rendered, and the models using its entities are native as the record
+    says its models are. When its names move (here another entity file takes the name of User's nested model,
+    `UserNested`), the replay of its claims fails and the build is a full one."""
     rendered: list[str] = []
     render = incremental.format_all
 
@@ -134,11 +136,19 @@ def test_an_entity_file_no_edit_reaches_keeps_its_module_unless_its_names_change
     )
     assert _same_as_a_full_build(capsys)[0] == 0
     assert "beta.py" in rendered and ENTITY_MODULE not in rendered
-    account.write_text(json.dumps(_entity("UserNested")))  # User's nested model's name
+    (project / "specs" / "alpha.json").write_text(  # a tool using User, compiled again
+        json.dumps([_tool("alpha", "Edited.", ref="entities/User.schema.json")])
+    )
     rendered.clear()
     assert _same_as_a_full_build(capsys)[0] == 0
-    assert reuses == [False, True, False, True, False]
-    assert ENTITY_MODULE in rendered
+    assert "alpha.py" in rendered and ENTITY_MODULE not in rendered
+    assert (
+        "class AlphaArgs(_models.NativeModel)"
+        in (project / "out" / "alpha.py").read_text()
+    )
+    account.write_text(json.dumps(_entity("UserNested")))  # User's nested model's name
+    assert _same_as_a_full_build(capsys)[0] == 0
+    assert reuses == [False, True, False, True, False, False, False]
 
 
 def test_an_edited_entity_recompiles_the_files_embedding_it(

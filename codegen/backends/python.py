@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any
 
 from ..passes.compiled_checks import ModuleChecks
-from ..passes.native import NativeType, native_models
+from ..passes.native import NativeType
 from ..passes.naming import Scope
 from ..plan import FieldPlan, ModelPlan, ModulePlan, PackagePlan, PyType, ToolPlan
 from ..render import render
@@ -95,7 +95,7 @@ class Unit:
 
 def python_units(plan: PackagePlan) -> list[Unit]:
     """Every generated Python file of the package, by its path inside OUT (rendered on demand)."""
-    native = native_models(m for module in plan.modules for m in module.models)
+    native = (plan.native, plan.json_native)
     units = [
         Unit(module.path, partial(_render_module, module, plan, native))
         for module in plan.modules

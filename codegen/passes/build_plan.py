@@ -29,6 +29,7 @@ from .naming import (
     module_name,
     snake,
 )
+from .native import native_models
 from .pytypes import DocumentTyper, default_source, is_structured_object
 from .resolve import Document, DocumentBuilder, Program
 
@@ -97,6 +98,10 @@ class ModuleParts:
         default_factory=list
     )  # (wire name, function name, config model, has SQL) of each tool
     resources: bool = False
+    native: list[str] = field(default_factory=list)  # its models that are NativeModels
+    text: list[str] = field(
+        default_factory=list
+    )  # ... whose JSON text Pydantic may read
 
 
 @dataclass
@@ -212,6 +217,17 @@ class PlanBuilder:
         for plan in package.modules:
             for model in plan.models:
                 package.model_modules[model.class_name] = plan.dotted
+        # Which models are native depends on the models they use, in any file: decided here for all, with
+        # what the record says of the reused modules' models (which are not planned again).
+        known = (
+            {name for parts in self.reused.values() for name in parts.native},
+            {name for parts in self.reused.values() for name in parts.text},
+        )
+        models = [model for plan in package.modules for model in plan.models]
+        package.native, package.json_native = native_models(models, known)
+        for parts in self.parts.values():
+            parts.native = [name for name in parts.models if name in package.native]
+            parts.text = [name for name in parts.models if name in package.json_native]
         return package
 
     def extend(

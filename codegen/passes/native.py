@@ -10,7 +10,7 @@ the schema rejects; accepting less is fine (the interpreter then decides). Anyth
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -344,34 +344,40 @@ def object_model_is_native(schema: Any) -> bool:
     )
 
 
-def native_models(models: Iterable[ModelPlan]) -> tuple[set[str], set[str]]:
+def native_models(
+    models: Iterable[ModelPlan],
+    known: tuple[set[str], set[str]] = (set(), set()),
+) -> tuple[set[str], set[str]]:
     """The classes that become `NativeModel`s (own keywords native, every model they use native too) and,
     among them, those whose JSON text Pydantic's parser may read (closed, no decimals, no arbitrary JSON).
+    `known`: the same two sets for models planned before (an edit rebuild's reused modules).
     """
     by_name = {m.class_name: m for m in models}
     uses = {
         name: _models_used(m) for name, m in by_name.items() if m.native is not None
     }
-    native = _closed_under_use(set(uses), uses)
+    native = _closed_under_use(set(uses), uses, known[0])
     text = {
         name
         for name in native
         if by_name[name].extra == "forbid"
         and not any(field.keeps_numbers for field in by_name[name].native or ())
     }
-    return native, _closed_under_use(text, uses)
+    return native, _closed_under_use(text, uses, known[1])
 
 
-def _closed_under_use(candidates: set[str], uses: dict[str, set[str]]) -> set[str]:
-    """The candidates whose every model used, directly or not, is a candidate: those using a model outside
-    are left out, then those using them, and so on (each model and use is looked at once).
+def _closed_under_use(
+    candidates: set[str], uses: dict[str, set[str]], known: Set[str] = frozenset()
+) -> set[str]:
+    """The candidates whose every model used, directly or not, is a candidate (or `known`): those using a
+    model outside are left out, then those using them, and so on (each model and use is looked at once).
     """
     users: dict[str, list[str]] = {}
     for name in candidates:
         for used in uses[name]:
             users.setdefault(used, []).append(name)
     kept = set(candidates)
-    work = [name for name in candidates if not uses[name] <= candidates]
+    work = [name for name in candidates if not uses[name] <= candidates | known]
     while work:
         name = work.pop()
         if name in kept:
