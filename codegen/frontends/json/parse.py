@@ -89,6 +89,16 @@ class _Reader:
         _set(span, "width", end - start if end > start else 1)
         return span
 
+    def duplicate(
+        self, key: str, where: tuple[int, int], first: tuple[int, int]
+    ) -> None:
+        self.diags.error(
+            "json-duplicate-key",
+            f"duplicate key {key!r} in one object",
+            self.span(*where),
+            ("first defined here", self.span(*first)),
+        )
+
     def value(self, depth: int) -> tuple[Any, Span | tuple[int, int]]:
         """The value here, and its Span (an object or array) or its (start, end) offsets (see JObject)."""
         if depth > MAX_DEPTH:
@@ -167,12 +177,7 @@ class _Reader:
                 key = member.group(1)
                 key_span = (member.start(1) - 1, member.end(1) + 1)
                 if key in items:
-                    self.diags.error(
-                        "json-duplicate-key",
-                        f"duplicate key {key!r} in one object",
-                        self.span(*key_span),
-                        ("first defined here", self.span(*key_spans[key])),
-                    )
+                    self.duplicate(key, key_span, key_spans[key])
                 string = (
                     _PLAIN_STRING.match(text, member.end())
                     if depth < MAX_DEPTH
@@ -185,9 +190,8 @@ class _Reader:
                 else:
                     at = self.pos = member.end()
                     nested = text[at : at + 1]
-                    if (
-                        nested == "{" and depth < MAX_DEPTH
-                    ):  # value()'s dispatch, inlined
+                    # value()'s dispatch, inlined
+                    if nested == "{" and depth < MAX_DEPTH:
                         items[key], value_spans[key] = self.object(depth + 1)
                     elif nested == "[" and depth < MAX_DEPTH:
                         items[key], value_spans[key] = self.array(depth + 1)
@@ -219,12 +223,7 @@ class _Reader:
                 self.pos = match.end()
             key_span = (key_start, self.pos)
             if key in items:
-                self.diags.error(
-                    "json-duplicate-key",
-                    f"duplicate key {key!r} in one object",
-                    self.span(*key_span),
-                    ("first defined here", self.span(*key_spans[key])),
-                )
+                self.duplicate(key, key_span, key_spans[key])
             colon = _COLON.match(text, self.pos)
             if colon is None:
                 self.skip()
