@@ -302,17 +302,7 @@ class _Function:
                 ]
             if self.collects:
                 body += ["else:", "    _checks.evaluated_indices(ann, hits)"]
-        for keyword, relation, word in (
-            ("minItems", "<", "least"),
-            ("maxItems", ">", "most"),
-        ):
-            bound = _as_count(schema.get(keyword))
-            if bound is not None:
-                text = f"must have at {word} {_plural(bound, 'item')} (has "
-                body += [
-                    f"if count {relation} {bound}:",
-                    "    " + self.counted(text, "count", keyword),
-                ]
+        self._bounds(schema, body, ("minItems", "maxItems"), "item", "count")
         if schema.get("uniqueItems") is True:
             body.append("problems += _checks.unique(value, path)")
 
@@ -414,16 +404,30 @@ class _Function:
                 "    " + _EARLY,
                 "        return problems",
             ]
+        self._bounds(
+            schema, body, ("minProperties", "maxProperties"), "property", "len(value)"
+        )
+
+    def _bounds(
+        self,
+        schema: Mapping[str, Any],
+        body: list[str],
+        keywords: tuple[str, str],
+        noun: str,
+        measure: str,
+    ) -> None:
+        """The least and most of a count (`keywords`: minItems and maxItems, say), `measure` its expression in
+        the generated check."""
         for keyword, relation, word in (
-            ("minProperties", "<", "least"),
-            ("maxProperties", ">", "most"),
+            (keywords[0], "<", "least"),
+            (keywords[1], ">", "most"),
         ):
             bound = _as_count(schema.get(keyword))
             if bound is not None:
-                text = f"must have at {word} {_plural(bound, 'property')} (has "
+                text = f"must have at {word} {_plural(bound, noun)} (has "
                 body += [
-                    f"if len(value) {relation} {bound}:",
-                    "    " + self.counted(text, "len(value)", keyword),
+                    f"if {measure} {relation} {bound}:",
+                    "    " + self.counted(text, measure, keyword),
                 ]
 
     def _combinators(self, schema: Mapping[str, Any], body: list[str]) -> None:

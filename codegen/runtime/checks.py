@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from .validation.applicators import _summarise
+from .validation.applicators import _one_of_message, _summarise
 from .validation.context import _ALL, _Ann
 from .validation.data import _check_data, _has_type, _json_type, _key
 from .validation.formats import _valid_date, _valid_date_time
@@ -153,11 +153,7 @@ def alternatives(
             if keyword == "oneOf" and len(matches) > 1:
                 break
     if keyword == "oneOf" and len(matches) > 1:
-        message = (
-            f"must match exactly one of the {len(branches)} oneOf alternatives,"
-            f" but matches alternatives {matches[0] + 1} and {matches[1] + 1}"
-        )
-        return [Problem(path, message, keyword)]
+        return [Problem(path, _one_of_message(len(branches), matches), keyword)]
     if matches:
         return []
     if ff:

@@ -82,11 +82,9 @@ class _Applicators(_Keywords):
                 if keyword == "oneOf" and len(matches) > 1:
                     break
         if keyword == "oneOf" and len(matches) > 1:
-            message = (
-                f"must match exactly one of the {len(branches)} oneOf alternatives,"
-                f" but matches alternatives {matches[0] + 1} and {matches[1] + 1}"
-            )
-            return [Problem(_path(loc), message, keyword)]
+            return [
+                Problem(_path(loc), _one_of_message(len(branches), matches), keyword)
+            ]
         if matches:
             return []
         if ff:
@@ -140,3 +138,11 @@ def _summarise(
         + "; ".join(parts)
     )
     return [Problem(here, message, keyword)]
+
+
+def _one_of_message(count: int, matches: list[int]) -> str:
+    """What a `oneOf` matched by more than one of its `count` alternatives says (compiled checks say it too)."""
+    return (
+        f"must match exactly one of the {count} oneOf alternatives,"
+        f" but matches alternatives {matches[0] + 1} and {matches[1] + 1}"
+    )
