@@ -7,7 +7,7 @@ import hashlib
 from functools import partial
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .backends.python import Unit, python_units, runtime_files
 from .backends.schemas import (
@@ -181,13 +181,7 @@ def _render_shared(
     work = len(plan.tools) + sum(len(m.fields) for p in plan.modules for m in p.models)
     background = in_background(work, partial(_take, items, queue))
     try:
-        files = format_all(
-            {
-                unit.path: unit.render()
-                for unit in units
-                if unit.path not in module_paths
-            }
-        )
+        files = _package_wide(units, module_paths)
         ours = _take(items, queue)
     finally:
         queue.close()
@@ -220,18 +214,17 @@ def _render_split(
         return None
     files.update(theirs[0])
     fragments.update(theirs[1])
-    # the package-wide files, now that every module is known
-    modules = {module.path for module in plan.modules}
-    files.update(
-        format_all(
-            {
-                unit.path: unit.render()
-                for unit in python_units(plan)
-                if unit.path not in modules
-            }
-        )
-    )
+    # now that every module is known (the child's are in the plan as reused ones)
+    every = {module.path for module in plan.modules}
+    files.update(_package_wide(python_units(plan), every))
     return files, fragments
+
+
+def _package_wide(units: list[Unit], module_paths: set[str]) -> dict[str, str]:
+    """The Python files that are not a spec file's module: the package's and its folders' `__init__.py`."""
+    return format_all(
+        {unit.path: unit.render() for unit in units if unit.path not in module_paths}
+    )
 
 
 # A unit of rendering work: the files it makes and its entries in the export files.
