@@ -4,10 +4,12 @@ A record lives in codegen's cache folder (`$CODEGEN_CACHE_DIR`, else `$XDG_CACHE
 `~/.cache/codegen`), one file per OUT named by a hash of OUT's absolute path (never by anything a spec says). It
 holds the digest of every input of the last successful build (each spec file's path and bytes, the settings,
 codegen's version and a digest of its own source, templates and grammars) and the digest of every file that
-build left in OUT. A build whose inputs hash to the recorded digest, into an OUT whose files (read through the
-writer's confinement: no link followed) all still hash to what the record says, has nothing to do; anything
+build left in OUT. A build whose inputs hash to the recorded digest, into an OUT whose files (looked at through
+the writer's confinement: no link followed) all still hold what the record says, has nothing to do; anything
 else compiles in full. OUT is never trusted: its manifest plays no part here, and a file edited there (with or
-without its manifest entry) no longer matches the record. `--check` never reads the record.
+without its manifest entry) no longer matches the record. A file is vouched for by its stamp (device, inode,
+size, modification and change times, as git's index does) when the record has one, else by reading and hashing
+it (`stamps` says which files get one). `--check` never reads the record.
 
 A cache that is missing, unreadable, corrupt or unwritable is ignored: the build compiles in full, silently.
 """
@@ -33,9 +35,9 @@ from .diagnostics import Diagnostics, printable
 from .resources import data_dir
 from .sources import MAX_SPEC_BYTES, discover
 from .spec_bytes import UnreadableSpec, read_spec_bytes
-from .writer import OutputFolder, WriteError
+from .writer import MANIFEST, OutputFolder, WriteError
 
-FORMAT = 2
+FORMAT = 3
 MAX_RECORD_BYTES = 256 * 1024 * 1024
 _READ_FLAGS = (
     os.O_RDONLY
@@ -72,8 +74,11 @@ def record_path(out: Path) -> Path | None:
 
 @lru_cache(maxsize=None)
 def codegen_digest() -> str:
-    """codegen's version, the Python running it, the libraries it renders with, and the bytes of its own
-    source, runtime, templates and grammars: any change to these invalidates every record.
+    """codegen's version, the Python running it, the libraries it renders with, and its own source, runtime,
+    templates and grammars: any change to these invalidates every record. codegen's files are trusted (they
+    are not input), so each counts by its stamp (see `_STAMP`), as Python's bytecode cache counts a module's
+    source by its size and time: an edit moves the change time even when it keeps the size and modification
+    time, and a reinstall makes new files.
     """
     h = hashlib.sha256()
     h.update(f"{__version__}\0{sys.version}\0".encode())
@@ -89,17 +94,15 @@ def codegen_digest() -> str:
             h.update(f"{name}\0{origin}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
     package = Path(__file__).resolve().parent
     for root in (package, data_dir("templates"), data_dir("grammars")):
-        for rel, path in _files_under(str(root)):
-            h.update(f"{rel}\0".encode())
-            with open(path, "rb") as handle:
-                h.update(hashlib.sha256(handle.read()).digest())
+        for rel, info in _files_under(str(root)):
+            h.update(f"{rel}\0{_stamp(info)}\0".encode())
     return h.hexdigest()
 
 
-def _files_under(root: str, rel: str = "") -> list[tuple[str, str]]:
-    """(path relative to `root`, with `/`; path) of every file under `root` but bytecode caches, in the order
-    of the relative paths (os.scandir, not pathlib: this runs on every no-op rebuild)."""
-    found: list[tuple[str, str]] = []
+def _files_under(root: str, rel: str = "") -> list[tuple[str, os.stat_result]]:
+    """(path relative to `root`, with `/`; its stat) of every file under `root` but bytecode caches, in the
+    order of the relative paths (os.scandir, not pathlib: this runs on every no-op rebuild)."""
+    found: list[tuple[str, os.stat_result]] = []
     with os.scandir(root) as entries:
         for entry in entries:
             if entry.name == "__pycache__":
@@ -108,7 +111,7 @@ def _files_under(root: str, rel: str = "") -> list[tuple[str, str]]:
             if entry.is_dir(follow_symlinks=True):
                 found.extend(_files_under(entry.path, name + "/"))
             elif entry.is_file(follow_symlinks=True):
-                found.append((name, entry.path))
+                found.append((name, entry.stat(follow_symlinks=True)))
     return sorted(found)
 
 
@@ -204,6 +207,8 @@ class Record:
     # compile left (read defensively there: anything unexpected only means a full compile).
     base: str = ""
     parts: Any = None
+    # Files of OUT whose content the next build may take on their stat alone (see `stamps`): path -> stamp.
+    stamps: dict[str, list[int]] = field(default_factory=dict)
 
     def to_json(self) -> str:
         return json.dumps(
@@ -217,6 +222,7 @@ class Record:
                 "every": self.every,
                 "base": self.base,
                 "parts": self.parts,
+                "stamps": self.stamps,
             },
             separators=(",", ":"),
         )
@@ -234,6 +240,16 @@ class Record:
             }
             if len(files) != len(doc["files"]):
                 return None
+            stamps = {
+                rel: stamp
+                for rel, stamp in doc["stamps"].items()
+                if rel in files
+                and type(stamp) is list
+                and len(stamp) == len(_STAMP)
+                and all(type(n) is int for n in stamp)
+            }
+            if len(stamps) != len(doc["stamps"]):
+                return None
             record = cls(
                 doc["inputs"],
                 files,
@@ -243,6 +259,7 @@ class Record:
                 doc["every"],
                 doc["base"],
                 doc["parts"],
+                stamps,
             )
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None
@@ -280,31 +297,103 @@ def load(out: Path) -> Record | None:
     return Record.from_json(data)
 
 
-def out_contents(
-    out: Path, files: Mapping[str, tuple[str, int]]
-) -> dict[str, bytes] | None:
-    """The bytes of every file the record lists, when OUT holds them all as recorded (read without following
-    links); None otherwise."""
-    contents: dict[str, bytes] = {}
+# What a file's stat must still say for the record to vouch for its content without reading it. The change
+# time cannot be set from user space: writing, renaming or linking a file moves it on (as git's index relies on).
+_STAMP = ("st_dev", "st_ino", "st_size", "st_mtime_ns", "st_ctime_ns")
+
+
+def _stamp(info: os.stat_result) -> list[int]:
+    return [getattr(info, name) for name in _STAMP]
+
+
+def stamps(
+    out: Path,
+    files: Mapping[str, tuple[str, int]],
+    still: Mapping[str, list[int]] | None = None,
+) -> dict[str, list[int]]:
+    """The stamps of the files a build just left in OUT (looked at without following links), for the record;
+    `still`: stamps the build began with, of files it did not write, which stay true.
+
+    A file changed within the same tick of the file system's clock as it was stamped would keep its stamp
+    ("racy" in git's words). So only files last changed before the manifest, which a build writes last, get
+    one: any change after that moves the change time to the manifest's or later. The manifest itself, and
+    every other file, is read and hashed by the next build.
+    """
+    still = {rel: stamp for rel, stamp in (still or {}).items() if rel in files}
     try:
-        found = OutputFolder(out).read_many(
-            {rel: size for rel, (_, size) in files.items()}
+        found = OutputFolder(out).lstat_many(
+            [rel for rel in files if rel not in still]
         )
-        for rel, (sha, size) in files.items():
-            data = found[rel]
-            if data is None or len(data) != size:
+    except (WriteError, OSError, ValueError):
+        return {}
+    manifest = found.get(MANIFEST)
+    if manifest is None:
+        return {}
+    made = {
+        rel: _stamp(info)
+        for rel, info in found.items()
+        if info is not None
+        and stat.S_ISREG(info.st_mode)
+        and info.st_size == files[rel][1]
+        and info.st_ctime_ns < manifest.st_ctime_ns
+    }
+    return dict(sorted({**still, **made}.items()))
+
+
+@dataclass
+class OutFiles:
+    """OUT's files as the last build left them (path -> sha256, size), vouched for by the record: each by its
+    stamp, or read and hashed (`read`: those bytes)."""
+
+    root: Path
+    files: dict[str, tuple[str, int]]
+    read: dict[str, bytes]
+    stamped: dict[str, list[int]]  # those vouched for by their stamp
+
+    def bytes_of(self, rel: str) -> bytes:
+        """The bytes of one of the files, read again if need be (through the writer's confinement) and
+        checked against the record; ValueError if it no longer holds them."""
+        data = self.read.get(rel)
+        if data is None:
+            sha, size = self.files[rel]
+            data = OutputFolder(self.root).read(rel, size)
+            if data is None or len(data) != size or _sha256(data) != sha:
+                raise ValueError(f"{rel} changed during the build")
+            self.read[rel] = data
+        return data
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def vouch(out: Path, record: Record) -> OutFiles | None:
+    """OUT's files when it holds every file the record lists as recorded (read without following links),
+    each checked by its stamp where it has one, else by its hash; None otherwise."""
+    try:
+        folder = OutputFolder(out)
+        found = folder.lstat_many(list(record.files))
+        unstamped: dict[str, int] = {}
+        stamped: dict[str, list[int]] = {}
+        for rel, (_, size) in record.files.items():
+            info = found[rel]
+            if info is None or not stat.S_ISREG(info.st_mode):
                 return None
-            if hashlib.sha256(data).hexdigest() != sha:
+            stamp = record.stamps.get(rel)
+            if stamp is not None and _stamp(info) == stamp:
+                stamped[rel] = stamp
+            else:
+                unstamped[rel] = size
+        read = folder.read_many(unstamped)
+        for rel, size in unstamped.items():
+            data = read[rel]
+            sha = record.files[rel][0]
+            if data is None or len(data) != size or _sha256(data) != sha:
                 return None
-            contents[rel] = data
     except (WriteError, OSError, ValueError):
         return None
-    return contents
-
-
-def out_matches(out: Path, files: Mapping[str, tuple[str, int]]) -> bool:
-    """Whether every file the record lists is in OUT with the recorded bytes, read without following links."""
-    return out_contents(out, files) is not None
+    contents = {rel: data for rel, data in read.items() if data is not None}
+    return OutFiles(out, dict(record.files), contents, stamped)
 
 
 @dataclass
@@ -313,7 +402,7 @@ class Previous:
     them (checked against the record); with the spec files a build would read now."""
 
     record: Record
-    out_files: dict[str, bytes]
+    out: OutFiles
     sources: list[Source]
     read: list[str]
     ignored: list[str]
@@ -337,7 +426,7 @@ def previous_build(settings: Settings, specs: list[Path], out: Path) -> Previous
         if scanned is None:
             return None
         sources, read, ignored = scanned
-        contents = out_contents(out, record.files)
+        contents = vouch(out, record)
         if contents is None:
             return None
         inputs = input_digest(settings, sources)

@@ -20,5 +20,7 @@ class CompileResult:
     # what each spec file's compile left, for a rebuild after an edit (codegen/incremental.py)
     parts: dict[str, Any] | None = None
     reused: bool = False  # whether this result reused a previous build's outputs
-    # the files of OUT the compile read (checked against the rebuild record): the writer need not read them again
-    known: dict[str, tuple[bytes, str]] = field(default_factory=dict)  # with sha256
+    # OUT's files as the rebuild record vouched for them (path -> sha256, size): the writer need not read them
+    vouched: dict[str, tuple[str, int]] = field(default_factory=dict)
+    # those of them a rebuild after an edit keeps as they are (not in `files`)
+    kept: dict[str, tuple[str, int]] = field(default_factory=dict)

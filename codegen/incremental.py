@@ -34,7 +34,7 @@ from .backends.schemas import (
     tiles,
     tool_fragment,
 )
-from .cache import Previous
+from .cache import OutFiles, Previous
 from .compile_result import CompileResult
 from .config import EMIT_CHOICES
 from .diagnostics import Diagnostics, SpecError
@@ -55,6 +55,7 @@ from .remotes import RemoteDocuments
 from .plan import PackagePlan
 from .runtime import exports
 from .sources import load_source
+from .writer import WriteError
 
 Order = list[
     tuple[str, str]
@@ -240,15 +241,13 @@ def compile_changed(
     if len(diags):
         return None
     try:
-        files, new_spans = _files(plan, previous.out_files, reused, spans, init)
+        files, kept, new_spans = _files(plan, previous.out, reused, spans, init)
     except Unusable:
         return None
     result = CompileResult(files, diags, previous.read, previous.ignored)
     result.tools = len(plan.tools)
     result.sources = list(previous.sources)
-    result.known = {
-        rel: (data, record.files[rel][0]) for rel, data in previous.out_files.items()
-    }
+    result.vouched, result.kept = previous.out.files, kept
     every = {**reused, **builder.parts}
     result.parts = parts_document(
         now, {rel: every[rel] for rel, _ in now}, new_spans, init_key(plan)
@@ -316,38 +315,37 @@ def _sha(text: str) -> str:
 
 def _files(
     plan: PackagePlan,
-    out: Mapping[str, bytes],
+    out: OutFiles,
     reused: Mapping[str, ModuleParts],
     spans: ExportSpans,
     init: str,
-) -> tuple[dict[str, str], ExportSpans]:
-    """Every file of OUT: those of the modules compiled again rendered, those of the reused ones as OUT has
-    them, and the package-wide ones composed again (`__init__.py` only when what it is made of changed).
+) -> tuple[dict[str, str], dict[str, tuple[str, int]], ExportSpans]:
+    """Every file of OUT: those of the modules compiled again rendered, those of the reused ones kept as OUT
+    has them (path -> sha256, size: never read), and the package-wide ones composed again (`__init__.py`
+    only when what it is made of changed).
     """
+    kept: dict[str, tuple[str, int]] = {}
 
-    def kept(rel: str) -> str:
-        data = out.get(rel)
-        if data is None:
+    def keep(rel: str) -> None:
+        entry = out.files.get(rel)
+        if entry is None:
             raise Unusable
-        return data.decode("utf-8")
+        kept[rel] = entry
 
     reused_paths = {parts.path for parts in reused.values()}
     if init_key(plan) == init:
         reused_paths.add("__init__.py")
-        kept_init = kept("__init__.py")
+        keep("__init__.py")
     units = [unit for unit in python_units(plan) if unit.path not in reused_paths]
     files = format_all({unit.path: unit.render() for unit in units})
-    if "__init__.py" in reused_paths:
-        files["__init__.py"] = kept_init
     kept_modules = {parts.dotted for parts in reused.values()}
     fresh = [tool for tool in plan.tools if tool.module not in kept_modules]
     for parts in reused.values():
-        files[parts.path] = kept(parts.path)
+        keep(parts.path)
         for _, func, _, _ in parts.tools:
-            files[f"schemas/{func}.json"] = kept(f"schemas/{func}.json")
+            keep(f"schemas/{func}.json")
         for _, (_, _, cls) in parts.entity_claims:
-            rel = f"schemas/entities/{cls}.json"
-            files[rel] = kept(rel)
+            keep(f"schemas/entities/{cls}.json")
     files.update(runtime_files(plan))
     files["py.typed"] = ""
     for tool in fresh:
@@ -358,7 +356,7 @@ def _files(
     new_spans: ExportSpans = {}
     for flavour, file_name in exports.EXPORT_FILES.items():
         names = exports.export_names([tool.name for tool in plan.tools], flavour)
-        before = kept(f"schemas/{file_name}")
+        before = _text_of(out, f"schemas/{file_name}")
         # the recorded places must tile the file exactly (a damaged record is caught here, not copied from)
         places = [(start, end) for _, (_, start, end) in sorted(spans[flavour].items())]
         if not tiles(flavour, before, places):
@@ -377,4 +375,16 @@ def _files(
         files[f"schemas/{file_name}"], new_spans[flavour] = join_export(
             flavour, entries
         )
-    return dict(sorted(files.items())), new_spans
+    if kept.keys() & files.keys():
+        raise Unusable  # a file both kept and made again: the record is not as a build writes it
+    return dict(sorted(files.items())), kept, new_spans
+
+
+def _text_of(out: OutFiles, rel: str) -> str:
+    """A file of OUT the record vouches for, as text."""
+    if rel not in out.files:
+        raise Unusable
+    try:
+        return out.bytes_of(rel).decode("utf-8")
+    except (ValueError, OSError, WriteError) as exc:  # UnicodeDecodeError is a ValueError
+        raise Unusable from exc

@@ -63,19 +63,19 @@ def digest(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
-def manifest_text(
-    files: dict[str, str], digests: Mapping[str, str] | None = None
-) -> str:
-    """Every generated file with its content hash (relative paths, so the manifest is the same everywhere);
-    `digests`: the hashes, when already known."""
-    if digests is None:
-        digests = {path: digest(text) for path, text in files.items()}
+def manifest_text(files: dict[str, str]) -> str:
+    """Every generated file with its content hash (relative paths, so the manifest is the same everywhere)."""
+    return _manifest({path: digest(text) for path, text in files.items()})
+
+
+def _manifest(digests: Mapping[str, str]) -> str:
+    """The manifest listing the files `digests` names, with their hashes."""
     # json.dumps(manifest, indent=2), written out: the indenting encoder is pure Python, and slow at this size
     listing = ",".join(
         f'\n    {_ascii(path)}: {{\n      "sha256": {_ascii(digests[path])}\n    }}'
-        for path in sorted(files)
+        for path in sorted(digests)
     )
-    files_text = f"{{{listing}\n  }}" if files else "{}"
+    files_text = f"{{{listing}\n  }}" if digests else "{}"
     head = f'{{\n  "generator": "codegen",\n  "version": {_ascii(__version__)},\n'
     return f'{head}  "files": {files_text}\n}}\n'
 
@@ -234,6 +234,30 @@ class OutputFolder:
                 except (WriteError, OSError) as exc:
                     contents[rel] = exc
 
+    def lstat_many(self, rels: list[str]) -> dict[str, os.stat_result | None]:
+        """`lstat` of many files (None where one is missing), each folder on the way opened once."""
+        by_folder: dict[str, list[str]] = {}
+        for rel in rels:
+            by_folder.setdefault(posixpath.dirname(rel), []).append(rel)
+        found: dict[str, os.stat_result | None] = {}
+        for names in by_folder.values():
+            with self._parent(names[0]) as parent:
+                for rel in names:
+                    problem = path_problem(rel)
+                    if problem is not None:
+                        raise WriteError(
+                            f"refusing the path {shown(str(rel))}: {problem}"
+                        )
+                    found[rel] = None
+                    if parent is not None:
+                        with contextlib.suppress(FileNotFoundError):
+                            found[rel] = os.stat(
+                                posixpath.basename(rel),
+                                dir_fd=parent[0],
+                                follow_symlinks=False,
+                            )
+        return found
+
     def _read_in(self, folder: int, name: str, rel: str, limit: int) -> bytes | None:
         try:
             fd = os.open(name, _READ_FLAGS, dir_fd=folder)
@@ -381,19 +405,22 @@ class WriteReport:
 
 def encode_all(files: dict[str, str]) -> dict[str, bytes]:
     """Every file as UTF-8, before anything is written (a lone surrogate fails the build, not half of it)."""
-    return _encode_all(files)[0]
+    return _encode_all(files, {})[0]
+
+
+# What the last build left in OUT, as the rebuild record vouches for it: path -> (sha256, size).
+Vouched = Mapping[str, tuple[str, int]]
 
 
 def _encode_all(
-    files: dict[str, str], known: Mapping[str, tuple[bytes, str]] | None = None
+    files: dict[str, str], kept: Vouched
 ) -> tuple[dict[str, bytes], dict[str, str]]:
-    """encode_all, and the sha256 of every file (the manifest included); `known`: bytes already hashed."""
-    known = known or {}
+    """encode_all, and the sha256 of every file, the manifest included (which lists the `kept` files too)."""
     encoded: dict[str, bytes] = {}
-    digests: dict[str, str] = {}
+    digests: dict[str, str] = {rel: sha for rel, (sha, _) in kept.items()}
     for rel, text in files.items():
         problem = path_problem(rel)
-        if problem is not None or rel == MANIFEST:
+        if problem is not None or rel == MANIFEST or rel in kept:
             raise WriteError(
                 f"refusing to generate {shown(rel)}: {problem or 'reserved name'}"
             )
@@ -403,12 +430,8 @@ def _encode_all(
             raise WriteError(
                 f"cannot write {shown(rel)}: its text is not valid Unicode ({exc.reason} at {exc.start})"
             ) from None
-        same = known.get(rel)
-        if same is not None and same[0] == data:
-            digests[rel] = same[1]
-        else:
-            digests[rel] = hashlib.sha256(data).hexdigest()
-    manifest = encoded[MANIFEST] = manifest_text(files, digests).encode("utf-8")
+        digests[rel] = hashlib.sha256(data).hexdigest()
+    manifest = encoded[MANIFEST] = _manifest(digests).encode("utf-8")
     digests[MANIFEST] = hashlib.sha256(manifest).hexdigest()
     return encoded, digests
 
@@ -417,26 +440,35 @@ def write_output(
     out: Path,
     files: dict[str, str],
     diags: Diagnostics | None = None,
-    known: Mapping[str, tuple[bytes, str]] | None = None,
+    vouched: Vouched | None = None,
+    kept: Vouched | None = None,
 ) -> WriteReport:
-    """Make OUT hold exactly `files` (and the manifest): every target and every deletion is checked before
-    anything changes, so a refusal leaves OUT untouched. `known`: files of OUT just read (through this
-    module, checked against the rebuild record) and their sha256, which need not be read or hashed again.
+    """Make OUT hold exactly `files`, the `kept` files and the manifest: every target and every deletion is
+    checked before anything changes, so a refusal leaves OUT untouched. `vouched`: OUT's files as the rebuild
+    record vouched for them when this build began (codegen/cache.py), which need not be read again; `kept`:
+    some of those, which the build keeps as they are (not in `files`).
     """
     diags = diags if diags is not None else Diagnostics()
-    encoded, digests = _encode_all(files, known)
+    vouched, kept = vouched or {}, kept or {}
+    if any(vouched.get(rel) != entry for rel, entry in kept.items()):
+        raise ValueError("only files vouched for can be kept")
+    encoded, digests = _encode_all(files, kept)
     folder = OutputFolder(out)
-    previous = folder.manifest(diags)
-    known = known or {}
+    if MANIFEST in vouched:  # the manifest the last build wrote: the files it lists are those it vouches for
+        previous = {rel: sha for rel, (sha, _) in vouched.items() if rel != MANIFEST}
+    else:
+        previous = folder.manifest(diags)
     report, changes = WriteReport(), {}
-    # Every file read folder by folder (a first build opens each folder once, not once per file), what a read
-    # would raise raised when the loop below comes to that file, as reading them one by one would.
-    unknown = {rel: len(data) for rel, data in encoded.items() if rel not in known}
-    read = folder.read_each(unknown)
+    # A file the record vouches for is the same when its hash is, and else one codegen wrote: no need to read
+    # it. Every other file is read folder by folder (a first build opens each folder once, not once per file),
+    # what a read would raise raised when the loop below comes to that file, as reading them one by one would.
+    read = folder.read_each(
+        {rel: len(data) for rel, data in encoded.items() if rel not in vouched}
+    )
     for rel, data in sorted(encoded.items()):
         have: bytes | None
-        if rel in known:
-            have = known[rel][0]
+        if rel in vouched:
+            have = data if vouched[rel] == (digests[rel], len(data)) else None
         else:
             found = read[rel]
             if isinstance(found, Exception):
@@ -451,7 +483,13 @@ def write_output(
                 f"{folder.where(rel)} exists and was not generated by codegen; move it away first"
             )
         changes[rel] = data
-    stale = [rel for rel in sorted(set(previous) - set(encoded)) if folder.lstat(rel)]
+    report.unchanged.extend(kept)
+    report.unchanged.sort()
+    stale = [
+        rel
+        for rel in sorted(set(previous) - set(encoded) - set(kept))
+        if folder.lstat(rel)
+    ]
     for rel in stale:
         have = folder.read(rel, MAX_DIFF_BYTES)
         if have is not None and hashlib.sha256(have).hexdigest() != previous[rel]:
@@ -469,9 +507,9 @@ def write_output(
         MANIFEST in changes
     ):  # last: until it is written, the old one still lists what may be deleted
         folder.write(MANIFEST, changes[MANIFEST])
-    report.files = {
-        rel: (digests[rel], len(data)) for rel, data in sorted(encoded.items())
-    }
+    sizes = {rel: len(data) for rel, data in encoded.items()}
+    sizes.update((rel, size) for rel, (_, size) in kept.items())
+    report.files = {rel: (digests[rel], sizes[rel]) for rel in sorted(sizes)}
     return report
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import os
+import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -193,6 +194,16 @@ def test_codegens_digest_covers_its_version_source_and_templates(
     )
     assert cache.codegen_digest() != before
     cache.codegen_digest.cache_clear()
+    # an edit that keeps the size and puts the modification time back still counts (the change time moves)
+    changed = cache.codegen_digest()
+    cache.codegen_digest.cache_clear()
+    info = module.stat()
+    time.sleep(0.05)  # past the tick of the file system's clock the copy was made in
+    module.write_bytes(module.read_bytes()[:-1] + b"!")
+    os.utime(module, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert module.stat().st_size == info.st_size
+    assert cache.codegen_digest() != changed
+    cache.codegen_digest.cache_clear()
 
 
 @pytest.mark.parametrize("damage", ["garbage", "wrong shape", "folder", "empty"])
@@ -303,3 +314,87 @@ def test_the_cache_folder_comes_from_the_environment(
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert cache.cache_root() == tmp_path / "home" / ".cache" / "codegen"
+
+
+def _stamped_build(project: Path) -> cache.Record:
+    """Two builds, the second one a tick of the clock later and writing beta's files and the manifest only:
+    every file it left alone then has a change time before the manifest's, and a stamp in the record."""
+    assert _build() == 0
+    time.sleep(0.05)
+    (project / "specs" / "beta.json").write_text(json.dumps(_tool("beta", "Edited.")))
+    assert _build() == 0
+    record_file = cache.record_path(project / "out")
+    assert record_file is not None
+    record = cache.Record.from_json(record_file.read_bytes())
+    assert record is not None
+    return record
+
+
+def test_files_left_alone_before_the_manifest_are_vouched_for_by_their_stamp(
+    project: Path, compiles: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = _stamped_build(project)
+    assert "alpha.py" in record.stamps and MANIFEST not in record.stamps
+    assert compiles == [1, 1]
+    read: list[str] = []
+    original = OutputFolder.read_many
+
+    def reading(self: OutputFolder, limits: dict[str, int]) -> dict[str, bytes | None]:
+        read.extend(limits)
+        return original(self, limits)
+
+    monkeypatch.setattr(OutputFolder, "read_many", reading)
+    assert _build() == 0 and compiles == [1, 1]
+    assert MANIFEST in read  # always hashed: it is what the stamps are measured against
+    assert not set(read) & set(record.stamps)  # the stamped files are not read at all
+
+
+def test_a_forged_file_of_the_same_size_and_time_is_repaired(
+    project: Path, compiles: list[int]
+) -> None:
+    record = _stamped_build(project)
+    alpha = project / "out" / "alpha.py"
+    assert "alpha.py" in record.stamps
+    clean, info = alpha.read_bytes(), alpha.stat()
+    forged = clean.replace(b"Do not edit", b"Do now edit")
+    assert forged != clean and len(forged) == len(clean)
+    with open(alpha, "r+b") as handle:  # in place: the same inode
+        handle.write(forged)
+    os.utime(alpha, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert alpha.stat().st_ino == info.st_ino and alpha.stat().st_size == info.st_size
+    assert _build() == 0
+    assert compiles == [1, 1, 1]
+    assert alpha.read_bytes() == clean
+
+
+def _stat(mode: int, size: int, ctime: int) -> os.stat_result:
+    # (mode, ino, dev, nlink, uid, gid, size, atime, mtime, ctime) and the float/ns fields after them
+    return os.stat_result(
+        (mode, 7, 3, 1, 0, 0, size, 0, 0, 0, 0.0, 0.0, 0.0, 0, 0, ctime)
+    )
+
+
+def test_only_files_changed_before_the_manifest_get_a_stamp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    regular, link = 0o100644, 0o120777
+    found = {
+        MANIFEST: _stat(regular, 10, 5_000),
+        "early.py": _stat(regular, 4, 4_999),
+        "racy.py": _stat(regular, 4, 5_000),  # the manifest's tick: a change now would keep it
+        "later.py": _stat(regular, 4, 5_001),
+        "link.py": _stat(link, 4, 1_000),
+        "resized.py": _stat(regular, 5, 1_000),
+    }
+    monkeypatch.setattr(
+        OutputFolder, "lstat_many", lambda self, rels: {rel: found[rel] for rel in rels}
+    )
+    files = {rel: ("0" * 64, 4) for rel in found}
+    stamps = cache.stamps(tmp_path, files)
+    assert list(stamps) == ["early.py"]
+    assert stamps["early.py"] == [3, 7, 4, 0, 4_999]
+    # stamps the build began with stay, without a look at the file
+    assert cache.stamps(tmp_path, files, {"racy.py": [1, 2, 3, 4, 5]}) == {
+        "early.py": [3, 7, 4, 0, 4_999],
+        "racy.py": [1, 2, 3, 4, 5],
+    }
