@@ -352,12 +352,17 @@ class OutFiles:
 
     def bytes_of(self, rel: str) -> bytes:
         """The bytes of one of the files, read again if need be (through the writer's confinement) and
-        checked against the record; ValueError if it no longer holds them."""
+        checked against the record, by its stamp (still the same once read) or its hash; ValueError if it
+        no longer holds them."""
         data = self.read.get(rel)
         if data is None:
             sha, size = self.files[rel]
-            data = OutputFolder(self.root).read(rel, size)
-            if data is None or len(data) != size or _sha256(data) != sha:
+            found = OutputFolder(self.root).read_stat(rel, size)
+            if found is None or len(found[0]) != size:
+                raise ValueError(f"{rel} changed during the build")
+            data, info = found
+            stamp = self.stamped.get(rel)
+            if (stamp is None or _stamp(info) != stamp) and _sha256(data) != sha:
                 raise ValueError(f"{rel} changed during the build")
             self.read[rel] = data
         return data

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .backends.python import python_units, runtime_files
+from .backends.python import python_units, runtime_files, subpackage_inits
 from .backends.schemas import (
     ExportSpans,
     dump_json,
@@ -98,6 +98,8 @@ def parts_document(
 
 
 def module_document(parts: ModuleParts) -> dict[str, Any]:
+    if parts.document is not None:
+        return parts.document  # type: ignore[no-any-return]
     return {
         "dotted": parts.dotted,
         "path": parts.path,
@@ -179,6 +181,7 @@ def read_module(rel: str, doc: Any) -> ModuleParts:
         raise Unusable
     parts.native = _texts(doc["native"])
     parts.text = _texts(doc["text"])
+    parts.document = doc
     return parts
 
 
@@ -332,7 +335,11 @@ def _files(
             raise Unusable
         kept[rel] = entry
 
+    # A rebuild after an edit has the same spec files, so the same modules in each subpackage.
     reused_paths = {parts.path for parts in reused.values()}
+    for rel in subpackage_inits(plan):
+        reused_paths.add(rel)
+        keep(rel)
     if init_key(plan) == init:
         reused_paths.add("__init__.py")
         keep("__init__.py")
@@ -348,11 +355,18 @@ def _files(
             keep(f"schemas/entities/{cls}.json")
     files.update(runtime_files(plan))
     files["py.typed"] = ""
+    # A tool compiled again whose definition for LLMs is what it was (its schema file, which names the tool,
+    # has the same bytes) has the same entries in the export files: they are a function of that definition
+    # and the exported name (checked below), so they are copied like those of the tools not compiled again.
+    by_name = {}
     for tool in fresh:
-        files[f"schemas/{tool.func}.json"] = dump_json(tool.llm_schema)
+        rel = f"schemas/{tool.func}.json"
+        files[rel] = dump_json(tool.llm_schema)
+        data = files[rel].encode("utf-8")
+        if out.files.get(rel) != (hashlib.sha256(data).hexdigest(), len(data)):
+            by_name[tool.name] = tool
     for name, schema in plan.entity_schemas.items():
         files[f"schemas/entities/{plan.entity_classes[name]}.json"] = dump_json(schema)
-    by_name = {tool.name: tool for tool in fresh}
     new_spans: ExportSpans = {}
     for flavour, file_name in exports.EXPORT_FILES.items():
         names = exports.export_names([tool.name for tool in plan.tools], flavour)

@@ -258,7 +258,22 @@ class OutputFolder:
                             )
         return found
 
+    def read_stat(
+        self, rel: str, limit: int
+    ) -> tuple[bytes, os.stat_result] | None:
+        """`read`, and the file's stat once read (a change while it was read shows in it)."""
+        with self._parent(rel) as found:
+            if found is None:
+                return None
+            return self._read_stat_in(found[0], found[1], rel, limit)
+
     def _read_in(self, folder: int, name: str, rel: str, limit: int) -> bytes | None:
+        found = self._read_stat_in(folder, name, rel, limit)
+        return None if found is None else found[0]
+
+    def _read_stat_in(
+        self, folder: int, name: str, rel: str, limit: int
+    ) -> tuple[bytes, os.stat_result] | None:
         try:
             fd = os.open(name, _READ_FLAGS, dir_fd=folder)
         except FileNotFoundError:
@@ -270,7 +285,8 @@ class OutputFolder:
         with os.fdopen(fd, "rb") as handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 raise WriteError(self._not_a_file(rel))
-            return handle.read(limit + 1)
+            data = handle.read(limit + 1)
+            return data, os.fstat(handle.fileno())
 
     def _not_a_file(self, rel: str) -> str:
         return f"{self.where(rel)} is a symbolic link or not a regular file; codegen does not follow or replace it"

@@ -398,3 +398,23 @@ def test_only_files_changed_before_the_manifest_get_a_stamp(
         "early.py": [3, 7, 4, 0, 4_999],
         "racy.py": [1, 2, 3, 4, 5],
     }
+
+
+def test_a_file_read_during_a_rebuild_is_checked_by_its_stamp_or_its_hash(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = _stamped_build(project)
+    out = cache.vouch(project / "out", record)
+    assert out is not None and "alpha.py" in out.stamped
+    alpha = project / "out" / "alpha.py"
+    clean = alpha.read_bytes()
+    with monkeypatch.context() as patched:  # its stamp holds: not hashed
+        patched.setattr(cache, "_sha256", lambda data: pytest.fail("hashed"))
+        assert out.bytes_of("alpha.py") == clean
+    out.read.clear()
+    time.sleep(0.05)
+    alpha.write_bytes(clean.replace(b"Do not edit", b"Do now edit"))  # same size, new stamp
+    with pytest.raises(ValueError):
+        out.bytes_of("alpha.py")
+    alpha.write_bytes(clean)  # the recorded bytes again under a new stamp: its hash vouches for it
+    assert out.bytes_of("alpha.py") == clean

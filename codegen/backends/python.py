@@ -101,16 +101,27 @@ def python_units(plan: PackagePlan) -> list[Unit]:
         for module in plan.modules
     ]
     for package in sorted(_subpackages(plan)):
-        dotted = package.replace("/", ".")
-        text = render(
-            "subpackage_init.py.jinja",
-            package=package,
-            runtime=_relative(dotted + ".__init__", "_runtime"),
-            children=_children(plan, dotted),
+        units.append(
+            Unit(f"{package}/__init__.py", partial(_render_subpackage, plan, package))
         )
-        units.append(Unit(f"{package}/__init__.py", partial(PythonFile, text, {})))
     units.append(Unit("__init__.py", partial(_render_init, plan)))
     return units
+
+
+def subpackage_inits(plan: PackagePlan) -> list[str]:
+    """The `__init__.py` of every subpackage: they name the modules in it, and nothing else of them."""
+    return [f"{package}/__init__.py" for package in sorted(_subpackages(plan))]
+
+
+def _render_subpackage(plan: PackagePlan, package: str) -> PythonFile:
+    dotted = package.replace("/", ".")
+    text = render(
+        "subpackage_init.py.jinja",
+        package=package,
+        runtime=_relative(dotted + ".__init__", "_runtime"),
+        children=_children(plan, dotted),
+    )
+    return PythonFile(text, {})
 
 
 def runtime_files(plan: PackagePlan) -> dict[str, str]:

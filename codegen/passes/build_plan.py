@@ -102,6 +102,8 @@ class ModuleParts:
     text: list[str] = field(
         default_factory=list
     )  # ... whose JSON text Pydantic may read
+    # the rebuild record's entry these parts were read from (codegen/incremental.py), written back as it was
+    document: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass
