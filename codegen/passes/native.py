@@ -377,7 +377,8 @@ def _closed_under_use(
         for used in uses[name]:
             users.setdefault(used, []).append(name)
     kept = set(candidates)
-    work = [name for name in candidates if not uses[name] <= candidates | known]
+    allowed = candidates | known  # (made once: made per candidate, it was quadratic)
+    work = [name for name in candidates if not uses[name] <= allowed]
     while work:
         name = work.pop()
         if name in kept:
