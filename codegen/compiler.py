@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import hashlib
 from functools import partial
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -19,14 +18,14 @@ from .backends.schemas import (
     tool_files,
 )
 from .compile_result import CompileResult
-from .diagnostics import Diagnostics, SpecError
+from .diagnostics import Diagnostics
 from .formatting import format_all
-from .frontends import BRIMLEY_SUFFIXES, route
+from .frontends import BRIMLEY_SUFFIXES
 from .incremental import compile_changed, init_key, parts_document
 from . import split
 from .parallel import WorkQueue, in_background
 from .remotes import RemoteDocuments
-from .sources import discover, load_source
+from .sources import discover, read_specs
 from .config import EMIT_CHOICES
 from .ir import Entity, SpecModule, Tool
 from .passes.build_plan import PlanBuilder
@@ -82,33 +81,18 @@ def _compile(
 ) -> CompileResult:
     diags = Diagnostics()
     found, ignored = discover(specs, diags, exclude)
+    # A first build of many JSON files reads and plans the last ones in a forked child (split.py).
+    halves = None if len(diags) else split.start(found, prefixes or {}, ref_map)
+    if halves is not None:
+        done = _compile_split(halves, found, ignored, emit, prefixes or {}, ref_map)
+        if done is not None:
+            return done
     result = CompileResult(
         None, diags, [p.as_posix() for p, _ in found], [p.as_posix() for p in ignored]
     )
-    modules: list[SpecModule] = []
-    unread: list[Path] = (
-        []
-    )  # spec files reported as unreadable: references to them are not reported again
-    for path, rel in found:
-        source = load_source(path, rel, diags)
-        front_end = route(path)
-        if front_end is None:
-            continue
-        if source is None:
-            unread.append(path)
-            continue
-        digest = hashlib.sha256(source.text.encode("utf-8")).hexdigest()
-        result.sources.append((source.display, rel.as_posix(), digest))
-        try:
-            modules.append(front_end(source, diags))
-        except SpecError:
-            unread.append(path)
-        except RecursionError:
-            unread.append(path)
-            diags.error(
-                "too-deep", "the spec is nested too deeply to read", source.span(0)
-            )
-    modules = apply_prefixes(modules, prefixes or {})  # [tool.codegen] prefixes
+    read = read_specs(found, diags)
+    result.sources = read.sources
+    modules = apply_prefixes(read.modules, prefixes or {})  # [tool.codegen] prefixes
     # Every pass runs even after errors, so that every independent problem is reported in one run; what a
     # pass leaves out (a definition with an invalid schema) keeps its name, so it is not reported twice.
     dropped: list[Tool | Entity] = []
@@ -118,7 +102,7 @@ def _compile(
         from .frontends.gram import check_parameter_identity
 
         check_parameter_identity(modules, diags)
-    program = build_namespace(modules, diags, dropped, unread)
+    program = build_namespace(modules, diags, dropped, read.unread)
     program.bundler = bundler_for(program, RemoteDocuments(ref_map, diags).fetch, diags)
     if any(_is_brimley(m) for m in program.modules):
         # Brimley: entity_ref inheritance, SQL placeholders, resources (needs every file, so after the
@@ -126,31 +110,73 @@ def _compile(
         from .frontends.brimley import link
 
         link(program, diags)
-    # A first build of many JSON files plans the last ones in a forked child (split.py), checked here after.
-    every = [tool.name for module in program.modules for tool in module.tools]
-    names = export_names(every)
-    halves = split.start(program, names) if not diags.has_errors else None
-    shared: tuple[dict[str, str], Fragments] | None = None
+    builder = PlanBuilder(program, diags)
+    plan = builder.build()  # even after errors, so that every problem is reported in one run
     if halves is not None:
-        builder = PlanBuilder(program, diags, order=halves.ours)
-        plan = builder.build()
-        if not diags.has_errors:
-            shared = _render_split(plan, builder, halves, names)
-        else:
-            halves.join()  # (the child stops at the same problem)
-        if shared is not None and [tool.name for tool in plan.tools] != every:
-            shared = None
-    if shared is None:
-        builder = PlanBuilder(program, diags)
-        plan = (
-            builder.build()
-        )  # even after errors, so that every problem is reported in one run
-        if diags.has_errors:
-            return result
-        names = export_names([tool.name for tool in plan.tools])
-        shared = _render_shared(plan, names)
+        halves.join()  # (its half is not taken: it ran beside this compile)
+    if diags.has_errors:
+        return result
+    names = export_names([tool.name for tool in plan.tools])
+    files, fragments = _render_shared(plan, names)
+    return _finish(result, plan, builder, files, fragments, names, emit)
+
+
+def _compile_split(
+    halves: split.Split,
+    found: list[tuple[Path, Path]],
+    ignored: list[Path],
+    emit: tuple[str, ...],
+    prefixes: Mapping[Path, str],
+    ref_map: Mapping[str, Path],
+) -> CompileResult | None:
+    """This process's half of a split build (`halves.ours`), with the child's; None when a diagnostic in
+    either half, or anything the two halves would have done otherwise together, means one process compiles
+    everything (and reports it)."""
+    diags = Diagnostics()
+    result = CompileResult(
+        None, diags, [p.as_posix() for p, _ in found], [p.as_posix() for p in ignored]
+    )
+    read = read_specs(halves.ours, diags)
+    dropped: list[Tool | Entity] = []
+    modules = check_schemas(apply_prefixes(read.modules, prefixes), diags, dropped=dropped)
+    if len(diags) or dropped:
+        return None
+    program = build_namespace(modules, diags)
+    program.bundler = bundler_for(program, RemoteDocuments(ref_map, diags).fetch, diags)
+    builder = PlanBuilder(program, diags)
+    plan = builder.build()
+    if len(diags):
+        return None
+    names = export_names([tool.name for tool in plan.tools])
+    ours = {module.path for module in plan.modules}
+    files = format_all(
+        {unit.path: unit.render() for unit in python_units(plan) if unit.path in ours}
+    )
+    rendered, fragments = tool_files(plan.tools, names)
+    files.update(rendered)
+    theirs = split.finish(halves, program, builder, plan, names)
+    if theirs is None:
+        return None
+    files.update(theirs.files)
+    fragments.update(theirs.fragments)
+    # now that every module is known (the child's are in the plan as reused ones)
+    every = {module.path for module in plan.modules}
+    files.update(_package_wide(python_units(plan), every))
+    result.sources = read.sources + theirs.sources
+    return _finish(result, plan, builder, files, fragments, theirs.names, emit)
+
+
+def _finish(
+    result: CompileResult,
+    plan: PackagePlan,
+    builder: PlanBuilder,
+    files: dict[str, str],
+    fragments: Fragments,
+    names: ExportNames,
+    emit: tuple[str, ...],
+) -> CompileResult:
+    """The package-wide files added to the rendered ones, and what the rebuild record keeps."""
     result.tools = len(plan.tools)
-    files, fragments = shared
     files.update(runtime_files(plan))
     files["py.typed"] = ""
     files.update(entity_files(plan))
@@ -198,28 +224,6 @@ def _render_shared(
     rendered, entries, _ = _take(items, (i for i in range(len(items)) if i not in done))
     files.update(rendered)
     fragments.update(entries)
-    return files, fragments
-
-
-def _render_split(
-    plan: PackagePlan, builder: PlanBuilder, halves: split.Split, names: ExportNames
-) -> tuple[dict[str, str], Fragments] | None:
-    """This process's half of a split build (the modules `builder` planned), with the child's; None when the
-    child's half cannot be taken (split.py)."""
-    ours = {module.path for module in plan.modules}
-    files = format_all(
-        {unit.path: unit.render() for unit in python_units(plan) if unit.path in ours}
-    )
-    rendered, fragments = tool_files(plan.tools, names)
-    files.update(rendered)
-    theirs = split.finish(halves, builder, plan)
-    if theirs is None:
-        return None
-    files.update(theirs[0])
-    fragments.update(theirs[1])
-    # now that every module is known (the child's are in the plan as reused ones)
-    every = {module.path for module in plan.modules}
-    files.update(_package_wide(python_units(plan), every))
     return files, fragments
 
 

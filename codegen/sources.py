@@ -19,11 +19,14 @@ bytes are untrusted input, and every problem with them is a diagnostic:
 
 from __future__ import annotations
 
+import hashlib
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .diagnostics import UNSAFE_CHARACTERS, Diagnostics, SourceFile, printable
+from .diagnostics import UNSAFE_CHARACTERS, Diagnostics, SourceFile, SpecError, printable
 from .frontends import SPEC_SUFFIXES, route
+from .ir import SpecModule
 from .spec_bytes import UnreadableSpec, read_spec_bytes
 
 MAX_SPEC_BYTES = 8 * 1024 * 1024
@@ -135,3 +138,39 @@ def load_source(path: Path, rel: Path, diags: Diagnostics) -> SourceFile | None:
         _report(diags, path, "encoding", f"the file is not UTF-8 (byte {exc.start})")
         return None
     return SourceFile(path, display, rel, text)
+
+
+@dataclass
+class ReadSpecs:
+    """Spec files read by their front ends."""
+
+    modules: list[SpecModule] = field(default_factory=list)
+    # spec files reported as unreadable: references to them are not reported again
+    unread: list[Path] = field(default_factory=list)
+    # every file read: (path as shown, path below its root, sha256 of its text), for the rebuild record
+    sources: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+def read_specs(found: list[tuple[Path, Path]], diags: Diagnostics) -> ReadSpecs:
+    """Each spec file `found` read by its front end, in order."""
+    read = ReadSpecs()
+    for path, rel in found:
+        source = load_source(path, rel, diags)
+        front_end = route(path)
+        if front_end is None:
+            continue
+        if source is None:
+            read.unread.append(path)
+            continue
+        digest = hashlib.sha256(source.text.encode("utf-8")).hexdigest()
+        read.sources.append((source.display, rel.as_posix(), digest))
+        try:
+            read.modules.append(front_end(source, diags))
+        except SpecError:
+            read.unread.append(path)
+        except RecursionError:
+            read.unread.append(path)
+            diags.error(
+                "too-deep", "the spec is nested too deeply to read", source.span(0)
+            )
+    return read

@@ -1,121 +1,204 @@
-"""A first build of many JSON spec files, planned in two processes.
+"""A first build of many JSON spec files, read and planned in two processes.
 
 Planning names things in the order of the spec files (a name one file takes, a later one cannot have), so it cannot
-simply be divided. But a file rarely wants a name an earlier one took: so a forked child plans and renders the last
-files (those after every file defining entities; it plans the entity files too, for the entities the last files
-use) while this process plans and renders the others. Then this process claims the names of the child's files
-again, in order, as an edit rebuild claims those of the files it reuses (codegen/incremental.py): when every claim
-comes out as it did in the child, the child named everything as one process would have, and its files are what
-one process would have rendered. Anything else (a claim that comes out otherwise, a diagnostic in the child, a
-child that failed) means the caller plans everything itself.
+simply be divided. But a file rarely wants a name an earlier one took: so a forked child reads, plans and renders
+the last files (those after every file defining entities; it reads and plans the entity files too, for the
+entities the last files use) while this process reads, plans and renders the others. Then this process claims the
+names of the child's files again, in order, as an edit rebuild claims those of the files it reuses
+(codegen/incremental.py): when every claim comes out as it did in the child, the child named everything as one
+process would have, and its files are what one process would have rendered. What one process would have checked
+across the two halves is checked then: that no name is defined in both, that no two files make the same module,
+that each tool has the exported names one process gives it. Anything else (a claim that comes out otherwise, a
+diagnostic in either process, a child that failed to send its half) means the caller compiles everything itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .backends.python import python_units
-from .backends.schemas import ExportNames, Fragments, tool_files
+from .backends.schemas import ExportNames, Fragments, export_names, tool_files
 from .diagnostics import Diagnostics
 from .formatting import format_all
 from .incremental import Unusable, module_document, read_module
-from .ir import JObject, SpecModule
 from .parallel import in_background, worth_forking
-from .passes.build_plan import PlanBuilder, ReplayMismatch
-from .passes.resolve import Program
+from .passes.build_plan import PlanBuilder, ReplayMismatch, module_path
+from .passes.bundle import bundler_for
+from .passes.check_schemas import check_schemas
+from .passes.resolve import Program, apply_prefixes, build_namespace
 from .plan import PackagePlan
+from .remotes import RemoteDocuments
+from .sources import read_specs
 
-# The child's share of the work (as `_weight` counts it): a little under half, since it plans the entity files
-# again and starts later, and a little over, since this process renders the package-wide files after it.
+# The child's share of the work (the spec files' bytes): a little under half, since it reads and plans the entity
+# files again and starts later, and a little over, since this process renders the package-wide files after it.
 # Measured on bench/run.py's tools, 0.44 to 0.52 gave the same times within the noise.
 CHILD_SHARE = 0.48
 # Below this share of the work after the last entity file, splitting is not worth a second plan of the entities.
 MIN_CHILD_SHARE = 0.2
+# `parallel.worth_forking` counts tools and model fields: a bench tool and its fields are about 1,700 bytes of
+# JSON and count about 6.
+BYTES_PER_UNIT = 300
 
-# What the child sends back: its files, its tools' export entries, and the parts of each of its spec files.
-Theirs = tuple[dict[str, str], Fragments, dict[str, Any]]
+Found = list[tuple[Path, Path]]  # spec files as `sources.discover` finds them: (path, path below its root)
+# What the child sends back: its files, its tools' export entries, the parts of each of its spec files, each
+# file's source entry for the rebuild record, and the exported names it gave its tools.
+Theirs = tuple[dict[str, str], Fragments, dict[str, Any], list[Any], ExportNames]
 
 
 @dataclass
 class Split:
-    ours: list[str]  # the spec files (relative) this process plans, in order
-    theirs: list[str]  # the child's: the last ones
-    join: Callable[[], Theirs | None]
+    ours: Found  # the spec files this process reads and plans, in order
+    theirs: Found  # the child's: the last ones
+    wait: Callable[[], Theirs | None]  # the child's half (once)
+    _theirs: list[Theirs | None] = field(default_factory=list)
+
+    def join(self) -> Theirs | None:
+        """The child's half, waited for once."""
+        if not self._theirs:
+            self._theirs.append(self.wait())
+        return self._theirs[0]
+
+    @property
+    def their_rels(self) -> list[str]:
+        return [rel.as_posix() for _, rel in self.theirs]
 
 
-def start(program: Program, names: ExportNames) -> Split | None:
-    """Fork a child planning and rendering the last spec files of `program`, when that is possible and worth it;
-    `names`: each flavour's name of each tool."""
-    modules = program.modules
-    if not all(m.source.rel.as_posix().endswith(".json") for m in modules):
+def start(
+    found: Found, prefixes: Mapping[Path, str], ref_map: Mapping[str, Path]
+) -> Split | None:
+    """Fork a child reading, planning and rendering the last spec files `found`, when that is possible and
+    worth it."""
+    if not all(rel.name.endswith(".json") for _, rel in found):
         return None  # only JSON spec files are planned alike in any order of claims (as for edit rebuilds)
-    weights = [_weight(m) for m in modules]
+    try:
+        weights = [os.stat(path).st_size for path, _ in found]
+    except OSError:
+        return None  # reading it will say what is wrong
     total = sum(weights)
-    if not worth_forking(total):
+    if not worth_forking(total // BYTES_PER_UNIT):
         return None
-    last_entities = max((i for i, m in enumerate(modules) if m.entities), default=-1)
-    split, theirs_work = len(modules), 0
+    # Only a `*.schema.json` file defines entities (codegen/frontends/json).
+    entity_files = [i for i, (_, rel) in enumerate(found) if rel.name.endswith(".schema.json")]
+    last_entities = max(entity_files, default=-1)
+    split, theirs_work = len(found), 0
     while split - 1 > last_entities and theirs_work < CHILD_SHARE * total:
         split -= 1
         theirs_work += weights[split]
     if theirs_work < MIN_CHILD_SHARE * total:
         return None
-    order = [m.source.rel.as_posix() for m in modules]
-    theirs = order[split:]
-    entity_files = [rel for rel, m in zip(order, modules) if m.entities]
-    child = partial(_theirs, program, entity_files + theirs, theirs, names)
-    return Split(order[:split], theirs, in_background(total, child))
-
-
-def _weight(module: SpecModule) -> int:
-    """A spec file's planning and rendering work: its definitions and their properties."""
-    schemas: list[Any] = [tool.input_schema for tool in module.tools]
-    schemas += [entity.schema for entity in module.entities]
-    work = 0
-    for schema in schemas:
-        properties = schema.get("properties") if isinstance(schema, JObject) else None
-        work += 1 + (len(properties) if isinstance(properties, JObject) else 0)
-    return work
+    theirs = found[split:]
+    child = partial(
+        _theirs, [found[i] for i in entity_files] + theirs, theirs, prefixes, ref_map
+    )
+    return Split(found[:split], theirs, in_background(total // BYTES_PER_UNIT, child))
 
 
 def _theirs(
-    program: Program, order: list[str], theirs: list[str], names: ExportNames
+    files: Found, theirs: Found, prefixes: Mapping[Path, str], ref_map: Mapping[str, Path]
 ) -> Theirs | None:
-    """In the child: plan the spec files `order` (the entity files, then its own), and render its own."""
+    """In the child: read and plan the spec files `files` (the entity files, then its own), and render its own.
+    None at any diagnostic: the caller then compiles everything itself, and reports it."""
     diags = Diagnostics()
-    builder = PlanBuilder(program, diags, order=order)
+    read = read_specs(files, diags)
+    dropped: list[Any] = []
+    modules = check_schemas(apply_prefixes(read.modules, prefixes), diags, dropped=dropped)
+    if len(diags) or dropped:
+        return None
+    program = build_namespace(modules, diags)
+    program.bundler = bundler_for(program, RemoteDocuments(ref_map, diags).fetch, diags)
+    own = {rel.as_posix() for _, rel in theirs}
+    names = export_names(_tool_names(program, own))
+    builder = PlanBuilder(program, diags)
     plan = builder.build()
     if len(diags):
-        return None  # the caller plans everything itself, and reports it
-    parts = {rel: builder.parts[rel] for rel in theirs}
+        return None
+    parts = {rel: builder.parts[rel] for rel in own}
     paths = {part.path for part in parts.values()}
     dotted = {part.dotted for part in parts.values()}
-    files = format_all(
+    rendered = format_all(
         {unit.path: unit.render() for unit in python_units(plan) if unit.path in paths}
     )
-    rendered, fragments = tool_files(
+    json_files, fragments = tool_files(
         [tool for tool in plan.tools if tool.module in dotted], names
     )
-    files.update(rendered)
-    return files, fragments, {rel: module_document(part) for rel, part in parts.items()}
+    rendered.update(json_files)
+    sources = [list(entry) for entry in read.sources if entry[1] in own]
+    documents = {rel: module_document(part) for rel, part in parts.items()}
+    return rendered, fragments, documents, sources, names
+
+
+def _tool_names(program: Program, rels: set[str]) -> list[str]:
+    return [
+        tool.name
+        for module in program.modules
+        if module.source.rel.as_posix() in rels
+        for tool in module.tools
+    ]
+
+
+@dataclass
+class Joined:
+    """The child's half, taken into this process's plan."""
+
+    files: dict[str, str]
+    fragments: Fragments
+    sources: list[tuple[str, str, str]]
+    names: ExportNames  # every tool's exported names
 
 
 def finish(
-    split: Split, builder: PlanBuilder, plan: PackagePlan
-) -> tuple[dict[str, str], Fragments] | None:
-    """The child's files and export entries, its spec files' modules added to `plan` (as reused ones) and their
-    names claimed again by `builder`, which planned `split.ours`; None when the child's plan cannot be taken.
+    split: Split,
+    program: Program,
+    builder: PlanBuilder,
+    plan: PackagePlan,
+    names: ExportNames,
+) -> Joined | None:
+    """The child's half, its spec files' modules added to `plan` (as reused ones) and their names claimed again
+    by `builder`, which planned `split.ours` into `program`; `names`: the exported names of this half's tools.
+    None when the child's half cannot be taken.
     """
     theirs = split.join()
     if theirs is None:
         return None
-    files, fragments, documents = theirs
+    files, fragments, documents, sources, their_names = theirs
+    rels = split.their_rels
+    ours = [rel.as_posix() for _, rel in split.ours]
     try:
-        parts = {rel: read_module(rel, documents[rel]) for rel in split.theirs}
-        builder.extend(split.theirs, parts, plan)
+        parts = {rel: read_module(rel, documents[rel]) for rel in rels}
+        if _modules_collide(ours + rels):
+            return None  # one process reports it
+        # (A name defined in both halves is claimed again as a function by the replay: it comes out otherwise.)
+        builder.extend(rels, parts, plan)
+        their_tools = [tool[0] for rel in rels for tool in parts[rel].tools]
+        every = export_names(_tool_names(program, set(ours)) + their_tools)
+        if every != _merged(names, their_names):
+            return None  # two names cut alike to an API's length, one in each half
+        entries = [(str(display), str(rel), str(sha)) for display, rel, sha in sources]
     except (Unusable, ReplayMismatch, KeyError, TypeError, ValueError):
         return None
-    return files, fragments
+    if [rel for _, rel, _ in entries] != rels:
+        return None
+    return Joined(files, fragments, entries, every)
+
+
+def _merged(ours: ExportNames, theirs: ExportNames) -> ExportNames:
+    """Both halves' exported names, as one `export_names` of every tool orders them."""
+    return {flavour: {**ours[flavour], **theirs.get(flavour, {})} for flavour in ours}
+
+
+def _modules_collide(rels: list[str]) -> bool:
+    """Whether two spec files make the same module, or one's module is the other's folder (`PlanBuilder` reports
+    it)."""
+    modules = [".".join(module_path(PurePosixPath(rel))) for rel in rels]
+    packages = {
+        module.rsplit(".", depth)[0]
+        for module in modules
+        for depth in range(1, module.count(".") + 1)
+    }
+    return len(set(modules)) != len(modules) or bool(packages & set(modules))

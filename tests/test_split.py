@@ -1,6 +1,6 @@
-"""A first build of many JSON spec files plans the last ones in a forked child (codegen/split.py): the output is
-the same as one process planning everything, whatever the child does, and when the child's names would not be
-the ones one process gives, this process plans everything itself."""
+"""A first build of many JSON spec files reads and plans the last ones in a forked child (codegen/split.py): the
+output is the same as one process compiling everything, whatever the child does, and when the child's names would
+not be the ones one process gives, or either half has something to report, this process compiles everything."""
 
 from __future__ import annotations
 
@@ -113,6 +113,19 @@ def test_a_warning_in_the_childs_files_means_one_process_plans_everything(
     assert forking == [False]
 
 
+def test_a_warning_in_this_processs_files_means_one_process_compiles_everything(
+    specs: Path, forking: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = specs / "tools" / "batch_00.json"
+    tool = _tool("tool_0_0")
+    tool["parameters"]["properties"]["z"] = {"type": "integer", "default": "no"}
+    first.write_text(json.dumps([tool]))
+    alone = _alone(specs, monkeypatch)
+    assert [d.code for d in alone.diagnostics.sorted()] == ["default-mismatch"]
+    _same(compiler.compile_specs([specs]), alone)
+    assert forking == []  # the child's half is never taken
+
+
 def test_a_failing_child_means_one_process_plans_everything(
     specs: Path, forking: list[bool], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -142,3 +155,67 @@ def test_files_after_the_last_entity_file_only_are_the_childs(
     alone = _alone(specs, monkeypatch)
     _same(compiler.compile_specs([specs]), alone)
     assert forking == []
+
+
+def test_a_name_defined_in_both_halves_is_reported_as_one_process_does(
+    specs: Path, forking: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each half alone has no duplicate: the first file's tool is defined again in the last file."""
+    last = specs / "tools" / "batch_11.json"
+    last.write_text(json.dumps([_tool("tool_0_0"), _tool("tool_11_1")]))
+    alone = _alone(specs, monkeypatch)
+    assert [d.code for d in alone.diagnostics.sorted()] == ["duplicate-name"]
+    _same(compiler.compile_specs([specs]), alone)
+    assert forking == [False]
+
+
+def test_exported_names_cut_alike_in_both_halves_mean_one_process(
+    specs: Path, forking: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenAI and Anthropic take 64 characters: two longer names alike in those, one in each half, are told
+    apart by a number only one process, seeing both, can give."""
+    long = "t" * 64
+    (specs / "tools" / "batch_00.json").write_text(json.dumps([_tool(long + "a")]))
+    (specs / "tools" / "batch_11.json").write_text(json.dumps([_tool(long + "b")]))
+    alone = _alone(specs, monkeypatch)
+    assert alone.files is not None and not len(alone.diagnostics)
+    assert f'"name": "{long[:62]}_2"' in alone.files["schemas/tools.openai.json"]
+    _same(compiler.compile_specs([specs]), alone)
+    assert forking == [False]
+
+
+def test_a_module_of_one_half_named_as_a_folder_of_the_other_is_reported(
+    tmp_path: Path, forking: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`tools/a.json` (this process's) and `tools/a/b.json` (the child's) both make `tools.a`."""
+    root = tmp_path / "specs"
+    (root / "tools" / "a").mkdir(parents=True)
+    (root / "tools" / "a.json").write_text(json.dumps([_tool(f"a_{t}") for t in range(9)]))
+    deeper = json.dumps([_tool(f"b_{t}") for t in range(9)])
+    (root / "tools" / "a" / "b.json").write_text(
+        deeper.replace("../entities/", "../../entities/")
+    )
+    (root / "entities").mkdir()
+    (root / "entities" / "User.schema.json").write_text(
+        json.dumps({"title": "User", "type": "object"})
+    )
+    alone = _alone(root, monkeypatch)
+    assert [d.code for d in alone.diagnostics.sorted()] == ["module-collision"]
+    _same(compiler.compile_specs([root]), alone)
+    assert forking == [False]
+
+
+@pytest.mark.parametrize(
+    "rels, collide",
+    [
+        (["a.json", "b.json"], False),
+        (["a.json", "a/b.json"], True),  # a module and a folder of the same name
+        (["x/a.json", "x/a/b/c.json"], True),
+        (["x/a.json", "y/a.json"], False),
+        (["a.json", "a.schema.json"], True),  # both the module `a`
+    ],
+)
+def test_modules_of_both_halves_are_checked_for_collisions(
+    rels: list[str], collide: bool
+) -> None:
+    assert split._modules_collide(rels) is collide
