@@ -100,30 +100,28 @@ def test_a_name_an_earlier_file_took_means_one_process_plans_everything(
     assert forking == [False]
 
 
-def test_a_warning_in_the_childs_files_means_one_process_plans_everything(
-    specs: Path, forking: list[bool], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    "half, batch, taken",
+    [
+        ("the child's", 11, [False]),  # the child sends nothing back
+        ("this process's", 0, []),  # the child's half is never taken
+    ],
+)
+def test_a_warning_in_either_half_means_one_process_compiles_everything(
+    specs: Path,
+    forking: list[bool],
+    monkeypatch: pytest.MonkeyPatch,
+    half: str,
+    batch: int,
+    taken: list[bool],
 ) -> None:
-    last = specs / "tools" / "batch_11.json"
-    tool = _tool("tool_11_0")
+    tool = _tool(f"tool_{batch}_0")
     tool["parameters"]["properties"]["z"] = {"type": "integer", "default": "no"}
-    last.write_text(json.dumps([tool]))
+    (specs / "tools" / f"batch_{batch:02d}.json").write_text(json.dumps([tool]))
     alone = _alone(specs, monkeypatch)
     assert [d.code for d in alone.diagnostics.sorted()] == ["default-mismatch"]
     _same(compiler.compile_specs([specs]), alone)
-    assert forking == [False]
-
-
-def test_a_warning_in_this_processs_files_means_one_process_compiles_everything(
-    specs: Path, forking: list[bool], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    first = specs / "tools" / "batch_00.json"
-    tool = _tool("tool_0_0")
-    tool["parameters"]["properties"]["z"] = {"type": "integer", "default": "no"}
-    first.write_text(json.dumps([tool]))
-    alone = _alone(specs, monkeypatch)
-    assert [d.code for d in alone.diagnostics.sorted()] == ["default-mismatch"]
-    _same(compiler.compile_specs([specs]), alone)
-    assert forking == []  # the child's half is never taken
+    assert forking == taken
 
 
 def test_a_failing_child_means_one_process_plans_everything(
