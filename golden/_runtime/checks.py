@@ -1,4 +1,4 @@
-"""What the checks codegen compiles per schema (`codegen/passes/compiled_checks.py`) call at run time.
+"""What the checks codegen compiles per schema (`check_planner.py`, `check_writer.py`) call at run time.
 
 A compiled check is straight-line Python for one subschema, `check(value, path, ff) -> problems`, mirroring
 the interpreter's evaluation keyword for keyword (`validation/evaluator.py`): the same order, the same
