@@ -12,10 +12,18 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import math
+from decimal import Decimal
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from codegen.runtime import checks
 from codegen.runtime.fallback import write_check
+from codegen.runtime.models import _is_json_data, to_json_data
+from codegen.runtime.validation.data import _check_data
 from instances import _resolve, variants
 
 PACKAGES = ("examples_package", "real_tools_package")
@@ -86,8 +94,7 @@ def test_native_models_never_fall_back_to_the_interpreter(
     with monkeypatch.context() as interpreted:
         interpreted.setattr(_runtime(package, "models"), "fallback_check", _none)
         expected = [
-            (_verdict(cls, data), _verdict(cls, data, text=True))
-            for cls, data in cases
+            (_verdict(cls, data), _verdict(cls, data, text=True)) for cls, data in cases
         ]
     _no_interpreter(package, monkeypatch)
     found = [
@@ -144,7 +151,9 @@ def test_sql_context_values_are_checked_by_their_compiled_check(
     out, package = examples_package
     source = (out / "brimley" / "invoices" / "open_balance.py").read_text()
     assert "check=_check_" in source.split("def bind_open_balance")[1]
-    module = importlib.import_module(f"{package.__name__}.brimley.invoices.open_balance")
+    module = importlib.import_module(
+        f"{package.__name__}.brimley.invoices.open_balance"
+    )
     args = module.OpenBalanceArgs.model_validate({"account_id": 1})
     _no_interpreter(package, monkeypatch)
     context = {"app": {"tenant": {"id": "7"}}}
@@ -193,3 +202,69 @@ def test_write_check(schema: Any, pointer: str) -> None:
         assert [p.message for p in check("5", (), False)] == [
             "expected integer, got string"
         ]
+
+
+# Python data of every kind the fallback path meets: JSON data, its other forms (tuples, decimals), and what
+# is no JSON data (non-finite numbers, keys that are not strings, other objects; over-long numbers, which no
+# test report could print, are in NOT_PLAIN).
+PYTHON_DATA = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.sampled_from([10**4000, 2**63, 2.0**63, 2.0**70, 1.0])
+    | st.floats()
+    | st.decimals()
+    | st.text(max_size=3)
+    | st.just(object()),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.lists(inner, max_size=3).map(tuple)
+    | st.dictionaries(st.text(max_size=2) | st.integers(0, 2), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+def _nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@settings(max_examples=400, deadline=None)
+@given(PYTHON_DATA)
+def test_the_quick_tests_of_json_data_agree_with_the_full_ones(value: Any) -> None:
+    """The compiled checks skip the full JSON-data check (`_check_data`) for plain data, and the fallback path
+    skips `to_json_data` for data already in its JSON form: both shortcuts must change nothing.
+    """
+    if checks._plain(value, 0):
+        assert _check_data(value, False) == []
+    if _is_json_data(value, 0):
+        assert to_json_data(value) == value or _has_nan(value)
+
+
+def _has_nan(value: Any) -> bool:
+    if isinstance(value, float):
+        return math.isnan(value)
+    if isinstance(value, (list, tuple)):
+        return any(_has_nan(item) for item in value)
+    if isinstance(value, dict):
+        return any(_has_nan(item) for item in value.values())
+    return isinstance(value, Decimal) and value.is_nan()
+
+
+NOT_PLAIN = [
+    _nested(65),
+    {"a": _nested(64)},
+    10**5000,
+    float("inf"),
+    {1: 2},
+    (1,),
+    Decimal(1),
+]
+
+
+@pytest.mark.parametrize("value", NOT_PLAIN, ids=range(len(NOT_PLAIN)))
+def test_what_is_not_plain_json_data(value: Any) -> None:
+    assert not checks._plain(value, 0)
+    assert checks._plain(_nested(64), 0) and checks._plain([1.5, "a", None], 0)
+    assert _check_data(_nested(64), False) == []
