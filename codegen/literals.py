@@ -13,7 +13,6 @@ from ._width import str_width  # black's measure: East Asian wide characters cou
 from .runtime.literal import py_literal as py_literal
 from .runtime.literal import string_literal as _string
 
-
 LINE_LENGTH = 88  # black's default, which generated files are formatted with
 
 
