@@ -786,7 +786,7 @@ def fallback_check(cls: type[Any]) -> Check | None:
 def _checked_data(cls: type[BaseModel], data: Any) -> Any:
     """`data` as JSON data once the model's schema accepts it (by the check written for it, `fallback.py`);
     a `ValidationError` listing its problems if not."""
-    json_data = to_json_data(data)
+    json_data = data if _is_json_data(data, 0) else to_json_data(data)
     compiled = fallback_check(cls)
     if compiled is not None:
         problems = run_check(compiled, json_data)
