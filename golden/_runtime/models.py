@@ -829,14 +829,15 @@ def schema_problems(cls: type[Any], data: Any, schema: Any) -> list[Problem]:
     check (a native model's written on first use) when it has one, else by the interpreter. The check judges
     plain JSON data: other Python data (tuples, dates) is first made that, once known to be bounded and finite
     (as the interpreter first checks it)."""
+    if (
+        cls.__dict__.get("__json_schema_document__") is not schema
+        or cls.__dict__.get("__json_schema_pointer__") != ""
+    ):
+        return validate(data, schema)
     compiled: Check | None = cls.__dict__.get("__json_schema_check__")
     if compiled is None and issubclass(cls, NativeModel):
         compiled = fallback_check(cls)
-    if (
-        compiled is None
-        or cls.__dict__.get("__json_schema_document__") is not schema
-        or cls.__dict__.get("__json_schema_pointer__") != ""
-    ):
+    if compiled is None:
         return validate(data, schema)
     if not _is_json_data(data, 0):
         problems = _check_data(data, False)
