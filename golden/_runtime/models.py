@@ -829,14 +829,14 @@ def schema_problems(cls: type[Any], data: Any, schema: Any) -> list[Problem]:
     check (a native model's written on first use) when it has one, else by the interpreter. The check judges
     plain JSON data: other Python data (tuples, dates) is first made that, once known to be bounded and finite
     (as the interpreter first checks it)."""
+    compiled: Check | None = None
     if (
-        cls.__dict__.get("__json_schema_document__") is not schema
-        or cls.__dict__.get("__json_schema_pointer__") != ""
+        cls.__dict__.get("__json_schema_document__") is schema
+        and cls.__dict__.get("__json_schema_pointer__") == ""
     ):
-        return validate(data, schema)
-    compiled: Check | None = cls.__dict__.get("__json_schema_check__")
-    if compiled is None and issubclass(cls, NativeModel):
-        compiled = fallback_check(cls)
+        compiled = cls.__dict__.get("__json_schema_check__")
+        if compiled is None and issubclass(cls, NativeModel):
+            compiled = fallback_check(cls)
     if compiled is None:
         return validate(data, schema)
     if not _is_json_data(data, 0):
