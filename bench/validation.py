@@ -6,7 +6,9 @@ The tool schemas are `bench/run.py`'s synthetic ones. codegen compiles the spec 
 tool's parameter schema as a JSON Schema file of its own (as in `bench/peers.py`). Valid instances are drawn
 from each schema (and checked with `jsonschema`); both sides validate the same instances as Python data
 (`model_validate`) and as JSON text (`model_validate_json`), and the figure is the median over tools of the
-per-tool time ratio codegen / peer. Last, 10,000 SQLite rows are read into a generated entity (the SQL
+per-tool time ratio codegen / peer. Then invalid instances (each valid one with a property made wrong), which
+strict native validation refuses: codegen decides them by the check it writes for the model on first use, as
+Python data, against the peer, and against codegen's interpreter (the fallback before that check). Last, 10,000 SQLite rows are read into a generated entity (the SQL
 binding's `fetch_all`) and into a plain Pydantic model of the same fields.
 """
 
@@ -108,6 +110,25 @@ def _per_instance(validate: Callable[[Any], Any], instances: list[Any]) -> float
     return best_time(run) / len(instances)
 
 
+def _per_refusal(validate: Callable[[Any], Any], instances: list[Any]) -> float:
+    """As `_per_instance`, for instances every validator refuses (each refusal is an exception)."""
+
+    def refuse(instance: Any) -> None:
+        try:
+            validate(instance)
+        except ValueError:  # Pydantic's ValidationError
+            return
+        raise AssertionError("an invalid instance was accepted")
+
+    return _per_instance(refuse, instances)
+
+
+def spoiled(instance: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """`instance` with one property's value replaced by one no property of the synthetic schemas accepts."""
+    name = rng.choice(sorted(instance))
+    return {**instance, name: [{}]}
+
+
 # -- the two sides --
 
 
@@ -151,12 +172,16 @@ def validation_figures(peer: str, tools: int, per_tool: int) -> None:
         compile_peer(peer, specs, out)
         rng = random.Random(11)
         rows: list[tuple[str, float, float, float, float, bool]] = []
+        invalid: list[tuple[float, float, float]] = []
+        models = importlib.import_module(f"{ours.__name__}._runtime.models")
         for name, spec in sorted(ours.TOOLS.items()):
             schema = spec.input_schema
             instances = [draw(schema, schema, rng) for _ in range(per_tool)]
             checker = jsonschema.Draft202012Validator(schema)
             for instance in instances:
                 checker.validate(instance)
+            wrong = [spoiled(instance, rng) for instance in instances if instance]
+            assert not any(checker.is_valid(instance) for instance in wrong)
             texts = [json.dumps(instance) for instance in instances]
             mine, theirs = spec.args_model, peer_model(out, name)
             for instance in instances:
@@ -172,6 +197,16 @@ def validation_figures(peer: str, tools: int, per_tool: int) -> None:
                     issubclass(mine, _native_base(ours)),
                 )
             )
+            if wrong and issubclass(mine, _native_base(ours)):
+                checked = _per_refusal(mine.model_validate, wrong)
+                peer = _per_refusal(theirs.model_validate, wrong)
+                fallback = models.fallback_check
+                models.fallback_check = lambda cls: None  # the interpreter decides
+                try:
+                    interpreted = _per_refusal(mine.model_validate, wrong)
+                finally:
+                    models.fallback_check = fallback
+                invalid.append((checked, peer, interpreted))
     data = [ours_t / theirs_t for _, ours_t, theirs_t, _, _, _ in rows]
     text = [ours_t / theirs_t for _, _, _, ours_t, theirs_t, _ in rows]
     native = sum(1 for row in rows if row[5])
@@ -184,6 +219,17 @@ def validation_figures(peer: str, tools: int, per_tool: int) -> None:
         theirs_us = statistics.median(row[index + 1] for row in rows) * 1e6
         print(
             f"{label:>22} {ours_us:>10.1f} {theirs_us:>8.1f} {statistics.median(ratios):>12.2f}"
+        )
+    if invalid:
+        checked_us, peer_us, interpreted_us = (
+            statistics.median(row[i] for row in invalid) * 1e6 for i in range(3)
+        )
+        ratio = statistics.median(c / p for c, p, _ in invalid)
+        speedup = statistics.median(i / c for c, _, i in invalid)
+        print(
+            f"{'invalid Python data':>22} {checked_us:>10.1f} {peer_us:>8.1f} {ratio:>12.2f}"
+            f"  ({len(invalid)} native tools; the interpreter took {interpreted_us:.1f} us,"
+            f" {speedup:.1f}x the written check)"
         )
 
 

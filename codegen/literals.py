@@ -6,60 +6,12 @@ Jinja filters), never by concatenation, so no spec text can close a string and i
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from ._width import str_width  # black's measure: East Asian wide characters count 2
-
-
-def py_literal(value: Any) -> str:
-    """Python source for a JSON value (dicts, lists, strings, numbers, booleans, None)."""
-    # Strings and plain dicts first, and Mapping (an ABC, slow to test) last: this runs once per value of
-    # every schema constant.
-    if isinstance(value, str):
-        return _string(value)
-    if value is None or isinstance(value, bool):
-        return repr(value)
-    if isinstance(value, int):
-        return repr(int(value))
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError("non-finite numbers are not JSON")
-        return repr(value).replace("e+", "e")  # black writes 1e16, not 1e+16
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join([py_literal(v) for v in value]) + "]"
-    if isinstance(value, dict) or isinstance(value, Mapping):
-        return (
-            "{"
-            + ", ".join(
-                [f"{_string(str(k))}: {py_literal(v)}" for k, v in value.items()]
-            )
-            + "}"
-        )
-    raise TypeError(f"not a JSON value: {type(value).__name__}")
-
-
-def _string(text: str) -> str:
-    """A string literal, quoted the way black would quote it (so black has nothing to change).
-
-    repr() escapes backslashes, newlines and unprintable characters. black prefers double quotes unless they
-    would need more escapes than single quotes.
-    """
-    if "'" not in text and '"' not in text:
-        return (
-            '"' + repr(text)[1:-1] + '"'
-        )  # the common case: no quote to swap or escape
-    if '"' in text and text.count('"') > text.count("'"):
-        return repr(text)  # single quotes: repr escapes what it must
-    quoted = repr(
-        text
-    )  # escapes as black keeps them; only the quotes may need swapping
-    if quoted[0] == '"':
-        return quoted
-    body = quoted[1:-1].replace("\\'", "'").replace('"', '\\"')
-    return '"' + body + '"'
-
+from .runtime.literal import py_literal as py_literal
+from .runtime.literal import string_literal as _string
 
 LINE_LENGTH = 88  # black's default, which generated files are formatted with
 

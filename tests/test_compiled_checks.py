@@ -1,4 +1,4 @@
-"""Compiled checks (codegen/passes/compiled_checks.py, codegen/backends/checks.py): straight-line Python per
+"""Compiled checks (codegen/runtime/check_planner.py, codegen/runtime/check_writer.py): straight-line Python per
 subschema in place of the interpreter. Each must decide and word exactly as the interpreter does; spec text
 only ever becomes a literal; and the share of checks compiled is counted, so a regression shows.
 """
@@ -24,9 +24,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from codegen.backends.checks import render_checks
+from codegen.runtime.check_writer import render_checks
 from codegen.formatting import layout_module
-from codegen.passes.compiled_checks import ModuleChecks
+from codegen.runtime.check_planner import ModuleChecks
 from codegen.runtime import checks as runtime_checks
 from codegen.runtime.validation import validate
 from conftest import generate_package, shared

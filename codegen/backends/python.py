@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ..passes.compiled_checks import ModuleChecks
 from ..passes.native import NativeType
 from ..passes.naming import Scope
 from ..plan import FieldPlan, ModelPlan, ModulePlan, PackagePlan, PyType, ToolPlan
 from ..render import render
 from ..resources import runtime_source, runtime_subpackage
-from .checks import render_checks
+from ..runtime.check_planner import ModuleChecks
+from ..runtime.check_writer import render_checks
 from .layout import signature
 from ..literals import LINE_LENGTH, black_literal, py_literal
 
@@ -28,6 +28,10 @@ RUNTIME_FILES = (
     "__init__.py",
     "models.py",
     "checks.py",
+    "literal.py",
+    "check_planner.py",
+    "check_writer.py",
+    "fallback.py",
     "dispatch.py",
     *runtime_subpackage("validation"),
     "exports.py",

@@ -1,4 +1,4 @@
-"""What the checks codegen compiles per schema (`codegen/passes/compiled_checks.py`) call at run time.
+"""What the checks codegen compiles per schema (`check_planner.py`, `check_writer.py`) call at run time.
 
 A compiled check is straight-line Python for one subschema, `check(value, path, ff) -> problems`, mirroring
 the interpreter's evaluation keyword for keyword (`validation/evaluator.py`): the same order, the same
@@ -8,6 +8,7 @@ here: JSON types and equality, exact number comparison, the linear-time pattern 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -15,7 +16,8 @@ from .validation.applicators import _one_of_message, _summarise
 from .validation.context import _ALL, _Ann
 from .validation.data import _check_data, _has_type, _json_type, _key
 from .validation.formats import _valid_date, _valid_date_time
-from .validation.numbers import _aligned, _is_multiple
+from .validation.limits import _MAX_DEPTH
+from .validation.numbers import _aligned, _is_multiple, _too_long
 from .validation.objects import _Objects
 from .validation.patterns import Matcher as Matcher
 from .validation.patterns import compile_pattern
@@ -237,11 +239,32 @@ def unexpected_items(rest: list[int], path: Path) -> Problem:
     return Problem(path, f"unexpected {noun} at index {shown}", "unevaluatedItems")
 
 
+def _plain(value: Any, depth: int) -> bool:
+    """Whether `value` is JSON data `_check_data` would pass, in the plain Python types (a quicker test, by
+    exact types, than that check, which takes every form of JSON data and words each fault).
+    """
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return not _too_long(value)
+    if kind is float:
+        return math.isfinite(value)
+    if depth >= _MAX_DEPTH:
+        return False
+    if kind is dict:
+        return all(type(k) is str and _plain(v, depth + 1) for k, v in value.items())
+    if kind is list:
+        return all(_plain(item, depth + 1) for item in value)
+    return False
+
+
 def run(check: Check, data: Any) -> list[Problem]:
     """Every problem of JSON data by a compiled check, as `validation.validate` reports them."""
-    problems = _check_data(data, False)
-    if problems:
-        return problems
+    if not _plain(data, 0):
+        problems = _check_data(data, False)
+        if problems:
+            return problems
     try:
         problems = check(data, (), False)
     except RecursionError:

@@ -57,6 +57,7 @@ from .validation import (
     compile_pattern,
     validate,
 )
+from .validation.data import _check_data
 from .validation.formats import _DATE_TIME, _valid_date, _valid_date_time
 from .validation.numbers import _is_multiple
 from .validation.translation import _Translation
@@ -774,12 +775,25 @@ class NativeModel(_ObjectModel):
         return _validate_json(cls, parent.model_validate_json, json_data, kwargs)
 
 
+def fallback_check(cls: type[Any]) -> Check | None:
+    """The check a native model falls back to (`fallback.py`; imported when first needed, not with the
+    models: most programs never need it)."""
+    from .fallback import fallback_check as written
+
+    return written(cls)
+
+
 def _checked_data(cls: type[BaseModel], data: Any) -> Any:
-    """`data` as JSON data once the interpreter accepts it; a `ValidationError` listing its problems if not."""
-    json_data = to_json_data(data)
-    document: Any = getattr(cls, "__json_schema_document__")
-    pointer: str = getattr(cls, "__json_schema_pointer__")
-    problems = validate(json_data, document, pointer=pointer)
+    """`data` as JSON data once the model's schema accepts it (by the check written for it, `fallback.py`);
+    a `ValidationError` listing its problems if not."""
+    json_data = data if _is_json_data(data, 0) else to_json_data(data)
+    compiled = fallback_check(cls)
+    if compiled is not None:
+        problems = run_check(compiled, json_data)
+    else:
+        document: Any = getattr(cls, "__json_schema_document__")
+        pointer: str = getattr(cls, "__json_schema_pointer__")
+        problems = validate(json_data, document, pointer=pointer)
     if problems:
         error = problems_error(problems)
         raise ValidationError.from_exception_data(
@@ -812,17 +826,25 @@ def native_instance(cls: type[ModelT], data: Any) -> ModelT | None:
 
 def schema_problems(cls: type[Any], data: Any, schema: Any) -> list[Problem]:
     """The problems of `data` against `schema`, the whole document of the model `cls`: by the model's compiled
-    check when it has one and `data` is plain JSON data (the form the check is compiled for), else by the
-    interpreter."""
-    compiled: Check | None = cls.__dict__.get("__json_schema_check__")
+    check (a native model's written on first use) when it has one, else by the interpreter. The check judges
+    plain JSON data: other Python data (tuples, dates) is first made that, once known to be bounded and finite
+    (as the interpreter first checks it)."""
+    compiled: Check | None = None
     if (
-        compiled is not None
-        and cls.__dict__.get("__json_schema_document__") is schema
+        cls.__dict__.get("__json_schema_document__") is schema
         and cls.__dict__.get("__json_schema_pointer__") == ""
-        and _is_json_data(data, 0)
     ):
-        return run_check(compiled, data)
-    return validate(data, schema)
+        compiled = cls.__dict__.get("__json_schema_check__")
+        if compiled is None and issubclass(cls, NativeModel):
+            compiled = fallback_check(cls)
+    if compiled is None:
+        return validate(data, schema)
+    if not _is_json_data(data, 0):
+        problems = _check_data(data, False)
+        if problems:
+            return problems
+        data = to_json_data(data)
+    return run_check(compiled, data)
 
 
 def checked_instance(cls: type[ModelT], data: Any) -> ModelT:

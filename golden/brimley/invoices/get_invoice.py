@@ -311,6 +311,7 @@ def bind_get_invoice(args: GetInvoiceArgs, context: Any = None) -> dict[str, Any
             int,
             "get_invoice",
             schema={"type": "integer"},
+            check=_check_71a3_3,
         ),
     }
 

@@ -70,6 +70,7 @@ def bind_mark_invoice_paid(
             int,
             "mark_invoice_paid",
             schema={"type": "integer"},
+            check=_check_doc0_0,
         ),
     }
 

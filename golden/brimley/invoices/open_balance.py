@@ -75,6 +75,7 @@ def bind_open_balance(args: OpenBalanceArgs, context: Any = None) -> dict[str, A
             int,
             "open_balance",
             schema={"type": "integer"},
+            check=_check_doc1_0,
         ),
     }
 

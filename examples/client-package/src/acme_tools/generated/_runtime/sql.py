@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from . import dispatch as _dispatch
+from .checks import Check
 from .dispatch import MissingContextError, lookup
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,9 +51,10 @@ def from_context(
     tool: str,
     default: Any = _MISSING,
     schema: Any = None,
+    check: Check | None = None,
 ) -> Any:
-    """The value at `path` in `context`, checked against `schema` and typed as `kind`; `default` when it is
-    missing, else MissingContextError."""
+    """The value at `path` in `context`, checked against `schema` (by `check`, compiled for it, if given) and
+    typed as `kind`; `default` when it is missing, else MissingContextError."""
     try:
         value = lookup(context, path)
     except LookupError:
@@ -61,13 +63,19 @@ def from_context(
                 f"tool {tool!r} needs a value at {path!r} in the context"
             ) from None
         value = default
-    return context_value(value, kind, path, schema)
+    return context_value(value, kind, path, schema, check)
 
 
-def context_value(value: Any, kind: Any, path: str, schema: Any = None) -> Any:
+def context_value(
+    value: Any,
+    kind: Any,
+    path: str,
+    schema: Any = None,
+    check: Check | None = None,
+) -> Any:
     """A context value checked exactly against its declared schema, then typed (as `dispatch` does)."""
     try:
-        return _dispatch.context_value(value, kind, schema)
+        return _dispatch.context_value(value, kind, schema, check)
     except _dispatch.ContextValueError as exc:
         raise ValueError(f"the context value at {path!r} is invalid: {exc}") from None
     except ValidationError as exc:

@@ -1,4 +1,4 @@
-"""Which subschemas get a compiled check (straight-line Python, `backends/checks.py` prints it) instead of the
+"""Which subschemas get a compiled check (straight-line Python, `check_writer.py` prints it) instead of the
 interpreter, and the functions that check needs.
 
 A check compiles when every schema it reaches is one the generated code decides exactly as the interpreter
@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
-from ..runtime.validation.index import _Index, _index_for, _unescape
-from ..runtime.validation.index import _walk as _walk_resource
-from ..runtime.validation.numbers import _as_count, _is_number, _too_long
-from ..runtime.validation.patterns import _pattern
-from ..runtime.validation.uris import _resolve, _without_fragment
+from .validation.index import _Index, _index_for, _unescape
+from .validation.index import _walk as _walk_resource
+from .validation.numbers import _as_count, _is_number, _too_long
+from .validation.patterns import _pattern
+from .validation.uris import _resolve, _without_fragment
 
-# Read by the interpreter and left to it; every other keyword it reads is compiled (`backends/checks.py`).
+# Read by the interpreter and left to it; every other keyword it reads is compiled (`check_writer.py`).
 INTERPRETED = frozenset({"$recursiveRef"})
 UNEVALUATED = ("unevaluatedItems", "unevaluatedProperties")
 _MAX_DEPTH = 40

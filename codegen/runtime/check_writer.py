@@ -1,4 +1,4 @@
-"""Prints the compiled checks of a module (`passes/compiled_checks.py`) as straight-line Python.
+"""Prints the compiled checks of a module (`check_planner.py`) as straight-line Python.
 
 Each function mirrors the interpreter's evaluation of its schema (`runtime/validation/evaluator.py`): keywords
 in the same order, the same fail-fast returns, messages worded by the interpreter's own helpers here, at
@@ -10,17 +10,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..literals import py_literal
-from ..passes.compiled_checks import UNEVALUATED, CheckFunction, annotating
-from ..runtime.validation.data import _show
-from ..runtime.validation.evaluator import (
+from .check_planner import UNEVALUATED, CheckFunction, annotating
+from .literal import py_literal
+from .validation.data import _show
+from .validation.evaluator import (
     _ARRAY_KEYWORDS,
     _NUMBER_KEYWORDS,
     _OBJECT_KEYWORDS,
     _STRING_KEYWORDS,
 )
-from ..runtime.validation.numbers import _as_count, _is_number
-from ..runtime.validation.problems import _plural
+from .validation.numbers import _as_count, _is_number
+from .validation.problems import _plural
 
 _BOUNDS = (
     ("minimum", ">=", "at_least"),
