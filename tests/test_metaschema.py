@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from codegen import compiler
+from codegen.sources import discover, read_specs
 from codegen.diagnostics import Diagnostics
 from codegen.ir import to_plain
 from codegen.passes.metaschema import KEYWORDS, check_metaschema
@@ -163,17 +163,9 @@ def suite_schemas() -> list[Any]:
 def corpus_schemas() -> list[Any]:
     """Every schema document a tool or entity of the real-tools corpus owns, as the front ends read it."""
     diags = Diagnostics()
-    found, _ = compiler.discover([shared("corpus", "real-tools")], diags, None)
+    found, _ = discover([shared("corpus", "real-tools")], diags, None)
     docs = []
-    for path, rel in found:
-        source = compiler.load_source(path, rel, diags)
-        front_end = compiler.route(path)
-        if source is None or front_end is None:
-            continue
-        try:
-            module = front_end(source, diags)
-        except Exception:
-            continue
+    for module in read_specs(found, diags).modules:
         for tool in module.tools:
             docs += [
                 doc
