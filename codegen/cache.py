@@ -30,6 +30,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from . import __version__
 from .diagnostics import Diagnostics, printable
 from .resources import data_dir
@@ -101,7 +103,8 @@ def codegen_digest() -> str:
 
 def _files_under(root: str, rel: str = "") -> list[tuple[str, os.stat_result]]:
     """(path relative to `root`, with `/`; its stat) of every file under `root` but bytecode caches, in the
-    order of the relative paths (os.scandir, not pathlib: this runs on every no-op rebuild)."""
+    order of the relative paths (os.scandir, not pathlib: this runs on every no-op rebuild).
+    """
     found: list[tuple[str, os.stat_result]] = []
     with os.scandir(root) as entries:
         for entry in entries:
@@ -210,22 +213,25 @@ class Record:
     # Files of OUT whose content the next build may take on their stat alone (see `stamps`): path -> stamp.
     stamps: dict[str, list[int]] = field(default_factory=dict)
 
-    def to_json(self) -> str:
-        return json.dumps(
-            {
-                "format": FORMAT,
-                "inputs": self.inputs,
-                "files": {rel: list(entry) for rel, entry in self.files.items()},
-                "tools": self.tools,
-                "warnings": self.warnings,
-                "folded": self.folded,
-                "every": self.every,
-                "base": self.base,
-                "parts": self.parts,
-                "stamps": self.stamps,
-            },
-            separators=(",", ":"),
-        )
+    def to_json(self) -> bytes:
+        document = {
+            "format": FORMAT,
+            "inputs": self.inputs,
+            "files": {rel: list(entry) for rel, entry in self.files.items()},
+            "tools": self.tools,
+            "warnings": self.warnings,
+            "folded": self.folded,
+            "every": self.every,
+            "base": self.base,
+            "parts": self.parts,
+            "stamps": self.stamps,
+        }
+        # orjson: json.dumps took 50 ms of an edit rebuild of 10,000 tools for this (its reading is no
+        # faster). It refuses what JSON text cannot hold as UTF-8 (a lone surrogate), which json escapes.
+        try:
+            return orjson.dumps(document)
+        except orjson.JSONEncodeError:
+            return json.dumps(document, separators=(",", ":")).encode("ascii")
 
     @classmethod
     def from_json(cls, data: bytes) -> Record | None:
@@ -321,9 +327,7 @@ def stamps(
     """
     still = {rel: stamp for rel, stamp in (still or {}).items() if rel in files}
     try:
-        found = OutputFolder(out).lstat_many(
-            [rel for rel in files if rel not in still]
-        )
+        found = OutputFolder(out).lstat_many([rel for rel in files if rel not in still])
     except (WriteError, OSError, ValueError):
         return {}
     manifest = found.get(MANIFEST)
@@ -461,7 +465,7 @@ def store(out: Path, record: Record) -> None:
     temporary = path.with_name(f".{path.stem}-{secrets.token_hex(8)}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        temporary.write_text(record.to_json(), encoding="utf-8")
+        temporary.write_bytes(record.to_json())
         os.replace(temporary, path)
     except (
         Exception

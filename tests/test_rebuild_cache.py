@@ -318,7 +318,8 @@ def test_the_cache_folder_comes_from_the_environment(
 
 def _stamped_build(project: Path) -> cache.Record:
     """Two builds, the second one a tick of the clock later and writing beta's files and the manifest only:
-    every file it left alone then has a change time before the manifest's, and a stamp in the record."""
+    every file it left alone then has a change time before the manifest's, and a stamp in the record.
+    """
     assert _build() == 0
     time.sleep(0.05)
     (project / "specs" / "beta.json").write_text(json.dumps(_tool("beta", "Edited.")))
@@ -381,7 +382,9 @@ def test_only_files_changed_before_the_manifest_get_a_stamp(
     found = {
         MANIFEST: _stat(regular, 10, 5_000),
         "early.py": _stat(regular, 4, 4_999),
-        "racy.py": _stat(regular, 4, 5_000),  # the manifest's tick: a change now would keep it
+        "racy.py": _stat(
+            regular, 4, 5_000
+        ),  # the manifest's tick: a change now would keep it
         "later.py": _stat(regular, 4, 5_001),
         "link.py": _stat(link, 4, 1_000),
         "resized.py": _stat(regular, 5, 1_000),
@@ -413,8 +416,22 @@ def test_a_file_read_during_a_rebuild_is_checked_by_its_stamp_or_its_hash(
         assert out.bytes_of("alpha.py") == clean
     out.read.clear()
     time.sleep(0.05)
-    alpha.write_bytes(clean.replace(b"Do not edit", b"Do now edit"))  # same size, new stamp
+    alpha.write_bytes(
+        clean.replace(b"Do not edit", b"Do now edit")
+    )  # same size, new stamp
     with pytest.raises(ValueError):
         out.bytes_of("alpha.py")
-    alpha.write_bytes(clean)  # the recorded bytes again under a new stamp: its hash vouches for it
+    alpha.write_bytes(
+        clean
+    )  # the recorded bytes again under a new stamp: its hash vouches for it
     assert out.bytes_of("alpha.py") == clean
+
+
+def test_a_record_holding_a_lone_surrogate_is_written_and_read_back() -> None:
+    """A diagnostic's text is kept as printed; JSON can escape any string, even one UTF-8 cannot hold."""
+    record = cache.Record("i" * 64, {"a.py": ("0" * 64, 1)}, folded=["\udcff warned"])
+    assert cache.Record.from_json(record.to_json()) == record
+    plain = cache.Record(
+        "i" * 64, {"a.py": ("0" * 64, 1)}, stamps={"a.py": [1, 2**63, 3, 4, 5]}
+    )
+    assert cache.Record.from_json(plain.to_json()) == plain
