@@ -23,6 +23,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -160,6 +161,16 @@ def _claim(label: Any, names: Any, got: Any) -> Claim:
     return (label, tuple(names), got)
 
 
+def _read_claims(entries: Any) -> list[Claim]:
+    """A module's recorded claims, checked as they are read (when first replayed)."""
+    try:
+        if type(entries) is not list:
+            raise Unusable
+        return [_read_claim(entry) for entry in entries]
+    except (TypeError, ValueError, IndexError) as exc:
+        raise Unusable from exc
+
+
 def read_module(rel: str, doc: Any) -> ModuleParts:
     if type(doc) is not dict:
         raise Unusable
@@ -169,7 +180,7 @@ def read_module(rel: str, doc: Any) -> ModuleParts:
     for entry in doc["entity_claims"]:
         entity, label, names, got = entry
         parts.entity_claims.append((_text(entity), _claim(label, names, _text(got))))
-    parts.claims = [_read_claim(entry) for entry in doc["claims"]]
+    parts.recorded = partial(_read_claims, doc["claims"])
     parts.deps = set(_texts(doc["deps"]))
     parts.exported = _texts(doc["exported"])
     parts.models = _texts(doc["models"])
@@ -236,10 +247,10 @@ def compile_changed(
     if program is None or len(diags) or _duplicates(modules, read, program):
         return None  # a full compile reports the problem
     reused = {rel: parts for rel, parts in modules.items() if rel not in dirty}
-    builder = PlanBuilder(program, diags, reused, [rel for rel, _ in order])
+    builder = PlanBuilder(program, diags, reused, [rel for rel, _ in order], modules)
     try:
         plan = builder.build()
-    except ReplayMismatch:
+    except (ReplayMismatch, Unusable):
         return None
     if len(diags):
         return None
@@ -400,5 +411,9 @@ def _text_of(out: OutFiles, rel: str) -> str:
         raise Unusable
     try:
         return out.bytes_of(rel).decode("utf-8")
-    except (ValueError, OSError, WriteError) as exc:  # UnicodeDecodeError is a ValueError
+    except (
+        ValueError,
+        OSError,
+        WriteError,
+    ) as exc:  # UnicodeDecodeError is a ValueError
         raise Unusable from exc

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codegen import cache, cli, compiler, incremental
+from codegen.passes import build_plan
 
 
 def _tool(
@@ -232,10 +233,10 @@ def test_a_damaged_record_means_a_full_build(
     assert path is not None
     record = json.loads(path.read_text())
     parts = record["parts"]
-    if damage == "claim":  # gamma's function name as if it had been another
-        claims = parts["modules"]["gamma.json"]["claims"]
-        index = claims.index("fgamma")  # the function `gamma` (got as asked)
-        claims[index] = ["functions", ["gamma"], "other"]
+    if damage == "claim":  # alpha's function name as if it had been another (alpha comes before the edit)
+        claims = parts["modules"]["alpha.json"]["claims"]
+        index = claims.index("falpha")  # the function `alpha` (got as asked)
+        claims[index] = ["functions", ["alpha"], "other"]
     elif damage == "span":  # gamma's place in the OpenAI export shifted
         name, start, end = parts["exports"]["openai"]["gamma"]
         parts["exports"]["openai"]["gamma"] = [name, start + 1, end + 1]
@@ -363,3 +364,35 @@ def test_an_edit_under_prefixes_matches_a_full_build(
     assert cli.main(["specs", "-o", "fresh", "--no-cache", *prefixes]) == 0
     assert _tree(project / "out") == _tree(project / "fresh")
     assert "gl__issues" in (project / "out" / "schemas" / "tools.mcp.json").read_text()
+
+
+def test_files_after_the_last_edit_are_not_replayed_when_the_edit_keeps_its_names(
+    project: Path,
+    reuses: list[bool],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """gamma comes after beta: while beta claims what it did, the namespace goes on as before; once beta
+    claims another name, gamma's claims are replayed again."""
+    assert cli.main(["specs", "-o", "out"]) == 0
+    replayed: list[list[Any]] = []
+    original = build_plan.PlanBuilder._replay
+
+    def noting(self: build_plan.PlanBuilder, claims: list[Any]) -> None:
+        replayed.append(list(claims))
+        original(self, claims)
+
+    monkeypatch.setattr(build_plan.PlanBuilder, "_replay", noting)
+    (project / "specs" / "beta.json").write_text(
+        json.dumps([_tool("beta", "Edited."), _tool("beta_two")])
+    )
+    assert _same_as_a_full_build(capsys)[0] == 0
+    assert reuses[1] is True
+    gamma = ("functions", ("gamma",), "gamma")
+    assert not any(gamma in claims for claims in replayed)
+    (project / "specs" / "beta.json").write_text(
+        json.dumps([_tool("beta", "Edited."), _tool("beta_three")])
+    )
+    assert _same_as_a_full_build(capsys)[0] == 0
+    assert reuses[3] is True
+    assert any(gamma in claims for claims in replayed)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -104,6 +104,15 @@ class ModuleParts:
     )  # ... whose JSON text Pydantic may read
     # the rebuild record's entry these parts were read from (codegen/incremental.py), written back as it was
     document: Any = field(default=None, compare=False, repr=False)
+    # the claims as that entry keeps them, read when first needed (a rebuild replays only some modules')
+    recorded: Callable[[], list[Claim]] | None = field(
+        default=None, compare=False, repr=False
+    )
+
+    def recorded_claims(self) -> list[Claim]:
+        if self.recorded is not None:
+            self.claims, self.recorded = self.recorded(), None
+        return self.claims
 
 
 @dataclass
@@ -132,9 +141,11 @@ class PlanBuilder:
         diags: Diagnostics,
         reused: Mapping[str, ModuleParts] | None = None,
         order: list[str] | None = None,
+        before: Mapping[str, ModuleParts] | None = None,
     ) -> None:
         """`reused`: modules of the last build kept as they are (by spec file, relative), not in `program`;
-        `order`: every spec file (relative) in the order of the build, when some are reused.
+        `order`: every spec file (relative) in the order of the build, when some are reused; `before`: what
+        the last build left of every spec file, those planned again included.
         """
         self.program = program
         self.diags = diags
@@ -148,6 +159,7 @@ class PlanBuilder:
         self.entity_classes: dict[str, str] = {}
         self.reused = dict(reused or {})
         self.order = order
+        self.before = dict(before or {})
         self.parts: dict[str, ModuleParts] = (
             {}
         )  # what this build leaves for the next one
@@ -190,9 +202,17 @@ class PlanBuilder:
                 )
                 parts.entity_claims.append((entity.name, self._log[0][0]))
         package = PackagePlan([], [], {}, entity_classes=self.entity_classes)
-        for rel in order:
+        # Past the last file planned again, when every file planned again claimed just what it did in the last
+        # build, the namespace goes on as it went then: the reused files' claims would all come out as they
+        # did, and are not replayed.
+        last = max(
+            (i for i, rel in enumerate(order) if rel not in self.reused), default=-1
+        )
+        as_before = True
+        for i, rel in enumerate(order):
             if rel in self.reused:
-                self._reuse(rel, self.reused[rel], package)
+                replay = i < last or not as_before
+                self._reuse(rel, self.reused[rel], package, replay)
                 continue
             spec, plan = built[rel]
             package.modules.append(plan)
@@ -214,6 +234,7 @@ class PlanBuilder:
                 )
             parts.deps.discard(rel)
             self._summarise(parts, plan)
+            as_before = as_before and self._as_before(rel, parts)
         self._log[0] = []
         self.documents.used = None
         for plan in package.modules:
@@ -239,14 +260,27 @@ class PlanBuilder:
         modules: their names claimed again in order; raises ReplayMismatch when one would now get another.
         """
         for rel in rels:
-            self._reuse(rel, parts[rel], package)
+            self._reuse(rel, parts[rel], package, replay=True)
             self.parts[rel] = parts[rel]
         self._log[0] = []
 
-    def _reuse(self, rel: str, parts: ModuleParts, package: PackagePlan) -> None:
-        """Claim a reused module's names again, in order, and add what the package-wide files need of it."""
+    def _as_before(self, rel: str, parts: ModuleParts) -> bool:
+        """Whether a file planned again claimed just what the last build's plan of it did."""
+        before = self.before.get(rel)
+        return (
+            before is not None
+            and parts.entity_claims == before.entity_claims
+            and parts.claims == before.recorded_claims()
+        )
+
+    def _reuse(
+        self, rel: str, parts: ModuleParts, package: PackagePlan, replay: bool
+    ) -> None:
+        """Claim a reused module's names again, in order (when `replay`), and add what the package-wide files
+        need of it."""
         self._log[0] = []
-        self._replay(parts.claims)
+        if replay:
+            self._replay(parts.recorded_claims())
         plan = ReusedModule(parts.dotted, parts.path, rel, exported=parts.exported)
         plan.tools = [
             reused_tool(name, func, config, parts.dotted)
