@@ -390,3 +390,34 @@ def test_native_models_are_those_whose_every_model_used_is_native(
                 expected.discard(name)
                 changed = True
     assert _closed_under_use(candidates, uses) == expected
+
+
+_DIVISORS = st.one_of(
+    st.integers(-45, 12).map(lambda k: 2.0**k),  # powers of two, with and without an exact short literal
+    st.floats(1e-6, 1e6, allow_nan=False, allow_infinity=False),
+)
+_VALUES = st.one_of(
+    st.integers(-(2**80), 2**80),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.integers(-(2**40), 2**40).flatmap(
+        lambda n: st.integers(-45, 12).map(lambda k: n * 2.0**k)
+    ),
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(divisor=_DIVISORS, value=_VALUES)
+def test_multiple_of_decides_as_the_interpreter(divisor: float, value: Any) -> None:
+    """`_models.MultipleOf`'s shortcuts (a float by a power of two, an integer by one at most 1) agree with the
+    interpreter's exact test, which divides by the divisor's literal: 2**-30 is 9.313225746154785e-10 there,
+    of which 1.0 is no multiple."""
+    from codegen.runtime.models import MultipleOf
+    from codegen.runtime.validation.numbers import _is_multiple
+
+    check = MultipleOf(divisor)
+    try:
+        check._check(value)
+        accepted = True
+    except ValueError:  # PydanticCustomError
+        accepted = False
+    assert accepted == _is_multiple(value, divisor)
