@@ -495,14 +495,26 @@ class MultipleOf:
 
     def __init__(self, divisor: int | float) -> None:
         self.divisor = divisor
-        # A power of two: dividing a float by it is exact, and so is the test of the quotient.
-        self._binary = isinstance(divisor, float) and math.frexp(divisor)[0] == 0.5
+        # The interpreter divides a float's shortest literal by the divisor's. For a power of two at most 1
+        # that its literal states exactly (0.5, not 2**-30, whose literal is 9.313225746154785e-10), dividing a
+        # float by it is exact (it doubles; it cannot round, only overflow), and so is the test of the
+        # quotient; a whole quotient q makes the value q times the divisor's digits, which is its literal
+        # while that has at most 15 digits (no shorter decimal rounds to the same float). And every integer is
+        # a multiple of it.
+        self._binary = 0.0  # the largest whole quotient decided here (0: none)
+        if isinstance(divisor, float) and math.frexp(divisor)[0] == 0.5 and divisor <= 1:
+            exact = Decimal(divisor)
+            if Decimal(repr(divisor)) == exact:
+                self._binary = 10**15 / int("".join(map(str, exact.as_tuple().digits)))
+        self._unit = self._binary > 0
 
     def _check(self, value: Any) -> Any:
         kind = type(value)
+        if kind is int and self._unit:
+            return value
         if kind is float and self._binary:
             quotient = value / self.divisor
-            if math.isfinite(quotient) and quotient.is_integer():
+            if quotient.is_integer() and abs(quotient) < self._binary:
                 return value
         if (kind in (int, float) or isinstance(value, Decimal)) and not _is_multiple(
             value, self.divisor
