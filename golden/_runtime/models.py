@@ -502,7 +502,11 @@ class MultipleOf:
         # while that has at most 15 digits (no shorter decimal rounds to the same float). And every integer is
         # a multiple of it.
         self._binary = 0.0  # the largest whole quotient decided here (0: none)
-        if isinstance(divisor, float) and math.frexp(divisor)[0] == 0.5 and divisor <= 1:
+        if (
+            isinstance(divisor, float)
+            and math.frexp(divisor)[0] == 0.5
+            and divisor <= 1
+        ):
             exact = Decimal(divisor)
             if Decimal(repr(divisor)) == exact:
                 self._binary = 10**15 / int("".join(map(str, exact.as_tuple().digits)))
