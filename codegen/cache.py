@@ -315,17 +315,24 @@ def _stamp(info: os.stat_result) -> list[int]:
 def stamps(
     out: Path,
     files: Mapping[str, tuple[str, int]],
-    still: Mapping[str, list[int]] | None = None,
+    written: Iterable[str] = (),
+    previous: Previous | None = None,
 ) -> dict[str, list[int]]:
     """The stamps of the files a build just left in OUT (looked at without following links), for the record;
-    `still`: stamps the build began with, of files it did not write, which stay true.
+    the stamps the build began with (`previous`) stay true of the files it did not write (`written`).
 
     A file changed within the same tick of the file system's clock as it was stamped would keep its stamp
     ("racy" in git's words). So only files last changed before the manifest, which a build writes last, get
     one: any change after that moves the change time to the manifest's or later. The manifest itself, and
     every other file, is read and hashed by the next build.
     """
-    still = {rel: stamp for rel, stamp in (still or {}).items() if rel in files}
+    rewritten = set(written)
+    began = previous.out.stamped if previous is not None else {}
+    still = {
+        rel: stamp
+        for rel, stamp in began.items()
+        if rel in files and rel not in rewritten
+    }
     try:
         found = OutputFolder(out).lstat_many([rel for rel in files if rel not in still])
     except (WriteError, OSError, ValueError):
@@ -362,14 +369,19 @@ class OutFiles:
         if data is None:
             sha, size = self.files[rel]
             found = OutputFolder(self.root).read_stat(rel, size)
-            if found is None or len(found[0]) != size:
+            if found is None:
                 raise ValueError(f"{rel} changed during the build")
             data, info = found
             stamp = self.stamped.get(rel)
-            if (stamp is None or _stamp(info) != stamp) and _sha256(data) != sha:
+            if (stamp is None or _stamp(info) != stamp) and not _holds(data, sha, size):
                 raise ValueError(f"{rel} changed during the build")
             self.read[rel] = data
         return data
+
+
+def _holds(data: bytes | None, sha: str, size: int) -> bool:
+    """Whether `data` are the bytes the record says a file has."""
+    return data is not None and len(data) == size and _sha256(data) == sha
 
 
 def _sha256(data: bytes) -> str:
@@ -395,9 +407,7 @@ def vouch(out: Path, record: Record) -> OutFiles | None:
                 unstamped[rel] = size
         read = folder.read_many(unstamped)
         for rel, size in unstamped.items():
-            data = read[rel]
-            sha = record.files[rel][0]
-            if data is None or len(data) != size or _sha256(data) != sha:
+            if not _holds(read[rel], record.files[rel][0], size):
                 return None
     except (WriteError, OSError, ValueError):
         return None

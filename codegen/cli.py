@@ -240,9 +240,7 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     try:
         if args.check:
             return _check(out, files, output_diags, quiet=args.quiet)
-        report = write_output(
-            out, files, output_diags, result.vouched, result.kept
-        )
+        report = write_output(out, files, output_diags, result.vouched, result.kept)
     except WriteError as exc:  # found before anything was changed
         print(f"codegen: error: {exc}; {out} left unchanged", file=sys.stderr)
         return 1
@@ -261,7 +259,7 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
             render_all(problems, fold=False),
             cache.base_digest(key),
             result.parts,
-            cache.stamps(out, report.files, _still(previous, report.written)),
+            cache.stamps(out, report.files, report.written, previous),
         )
         cache.store(out, record)
     if args.verbose:
@@ -276,18 +274,6 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
             f"({len(report.written)} written, {len(report.unchanged)} unchanged, {len(report.deleted)} deleted)"
         )
     return 0
-
-
-def _still(previous: cache.Previous | None, written: list[str]) -> dict[str, list[int]]:
-    """The stamps a build began with that still hold: those of files it did not write."""
-    if previous is None:
-        return {}
-    rewritten = set(written)
-    return {
-        rel: stamp
-        for rel, stamp in previous.out.stamped.items()
-        if rel not in rewritten
-    }
 
 
 def _up_to_date(

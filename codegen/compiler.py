@@ -87,9 +87,7 @@ def _compile(
         done = _compile_split(halves, found, ignored, emit, prefixes or {}, ref_map)
         if done is not None:
             return done
-    result = CompileResult(
-        None, diags, [p.as_posix() for p, _ in found], [p.as_posix() for p in ignored]
-    )
+    result = _result(diags, found, ignored)
     read = read_specs(found, diags)
     result.sources = read.sources
     modules = apply_prefixes(read.modules, prefixes or {})  # [tool.codegen] prefixes
@@ -111,7 +109,9 @@ def _compile(
 
         link(program, diags)
     builder = PlanBuilder(program, diags)
-    plan = builder.build()  # even after errors, so that every problem is reported in one run
+    plan = (
+        builder.build()
+    )  # even after errors, so that every problem is reported in one run
     if halves is not None:
         halves.join()  # (its half is not taken: it ran beside this compile)
     if diags.has_errors:
@@ -132,29 +132,15 @@ def _compile_split(
     """This process's half of a split build (`halves.ours`), with the child's; None when a diagnostic in
     either half, or anything the two halves would have done otherwise together, means one process compiles
     everything (and reports it)."""
-    diags = Diagnostics()
-    result = CompileResult(
-        None, diags, [p.as_posix() for p, _ in found], [p.as_posix() for p in ignored]
-    )
-    read = read_specs(halves.ours, diags)
-    dropped: list[Tool | Entity] = []
-    modules = check_schemas(apply_prefixes(read.modules, prefixes), diags, dropped=dropped)
-    if len(diags) or dropped:
+    half = split.plan_half(halves.ours, prefixes, ref_map)
+    if half is None:
         return None
-    program = build_namespace(modules, diags)
-    program.bundler = bundler_for(program, RemoteDocuments(ref_map, diags).fetch, diags)
-    builder = PlanBuilder(program, diags)
-    plan = builder.build()
-    if len(diags):
-        return None
+    plan = half.plan
     names = export_names([tool.name for tool in plan.tools])
-    ours = {module.path for module in plan.modules}
-    files = format_all(
-        {unit.path: unit.render() for unit in python_units(plan) if unit.path in ours}
+    files, fragments = split.render_half(
+        plan, {module.dotted for module in plan.modules}, names
     )
-    rendered, fragments = tool_files(plan.tools, names)
-    files.update(rendered)
-    theirs = split.finish(halves, program, builder, plan, names)
+    theirs = split.finish(halves, half.program, half.builder, plan, names)
     if theirs is None:
         return None
     files.update(theirs.files)
@@ -162,8 +148,18 @@ def _compile_split(
     # now that every module is known (the child's are in the plan as reused ones)
     every = {module.path for module in plan.modules}
     files.update(_package_wide(python_units(plan), every))
-    result.sources = read.sources + theirs.sources
-    return _finish(result, plan, builder, files, fragments, theirs.names, emit)
+    result = _result(Diagnostics(), found, ignored)
+    result.sources = half.read.sources + theirs.sources
+    return _finish(result, plan, half.builder, files, fragments, theirs.names, emit)
+
+
+def _result(
+    diags: Diagnostics, found: list[tuple[Path, Path]], ignored: list[Path]
+) -> CompileResult:
+    """A compile's result before it has files: its diagnostics, and the spec files read and ignored."""
+    return CompileResult(
+        None, diags, [p.as_posix() for p, _ in found], [p.as_posix() for p in ignored]
+    )
 
 
 def _finish(

@@ -373,8 +373,7 @@ def _files(
     for tool in fresh:
         rel = f"schemas/{tool.func}.json"
         files[rel] = dump_json(tool.llm_schema)
-        data = files[rel].encode("utf-8")
-        if out.files.get(rel) != (hashlib.sha256(data).hexdigest(), len(data)):
+        if out.files.get(rel, ("",))[0] != _sha(files[rel]):
             by_name[tool.name] = tool
     for name, schema in plan.entity_schemas.items():
         files[f"schemas/entities/{plan.entity_classes[name]}.json"] = dump_json(schema)

@@ -33,7 +33,7 @@ from .passes.check_schemas import check_schemas
 from .passes.resolve import Program, apply_prefixes, build_namespace
 from .plan import PackagePlan
 from .remotes import RemoteDocuments
-from .sources import read_specs
+from .sources import ReadSpecs, read_specs
 
 # The child's share of the work (the spec files' bytes): a little under half, since it reads and plans the entity
 # files again and starts later, and a little over, since this process renders the package-wide files after it.
@@ -45,7 +45,9 @@ MIN_CHILD_SHARE = 0.2
 # JSON and count about 6.
 BYTES_PER_UNIT = 300
 
-Found = list[tuple[Path, Path]]  # spec files as `sources.discover` finds them: (path, path below its root)
+Found = list[
+    tuple[Path, Path]
+]  # spec files as `sources.discover` finds them: (path, path below its root)
 # What the child sends back: its files, its tools' export entries, the parts of each of its spec files, each
 # file's source entry for the rebuild record, and the exported names it gave its tools.
 Theirs = tuple[dict[str, str], Fragments, dict[str, Any], list[Any], ExportNames]
@@ -84,7 +86,9 @@ def start(
     if not worth_forking(total // BYTES_PER_UNIT):
         return None
     # Only a `*.schema.json` file defines entities (codegen/frontends/json).
-    entity_files = [i for i, (_, rel) in enumerate(found) if rel.name.endswith(".schema.json")]
+    entity_files = [
+        i for i, (_, rel) in enumerate(found) if rel.name.endswith(".schema.json")
+    ]
     last_entities = max(entity_files, default=-1)
     split, theirs_work = len(found), 0
     while split - 1 > last_entities and theirs_work < CHILD_SHARE * total:
@@ -99,36 +103,68 @@ def start(
     return Split(found[:split], theirs, in_background(total // BYTES_PER_UNIT, child))
 
 
-def _theirs(
-    files: Found, theirs: Found, prefixes: Mapping[Path, str], ref_map: Mapping[str, Path]
-) -> Theirs | None:
-    """In the child: read and plan the spec files `files` (the entity files, then its own), and render its own.
-    None at any diagnostic: the caller then compiles everything itself, and reports it."""
+@dataclass
+class Half:
+    """Spec files read, checked and planned on their own."""
+
+    read: ReadSpecs
+    program: Program
+    builder: PlanBuilder
+    plan: PackagePlan
+
+
+def plan_half(
+    files: Found, prefixes: Mapping[Path, str], ref_map: Mapping[str, Path]
+) -> Half | None:
+    """Read, check and plan the spec files `files` on their own; None at any diagnostic (one process then
+    compiles everything, and reports it)."""
     diags = Diagnostics()
     read = read_specs(files, diags)
     dropped: list[Any] = []
-    modules = check_schemas(apply_prefixes(read.modules, prefixes), diags, dropped=dropped)
+    modules = check_schemas(
+        apply_prefixes(read.modules, prefixes), diags, dropped=dropped
+    )
     if len(diags) or dropped:
         return None
     program = build_namespace(modules, diags)
     program.bundler = bundler_for(program, RemoteDocuments(ref_map, diags).fetch, diags)
-    own = {rel.as_posix() for _, rel in theirs}
-    names = export_names(_tool_names(program, own))
     builder = PlanBuilder(program, diags)
     plan = builder.build()
-    if len(diags):
-        return None
-    parts = {rel: builder.parts[rel] for rel in own}
-    paths = {part.path for part in parts.values()}
-    dotted = {part.dotted for part in parts.values()}
-    rendered = format_all(
+    return None if len(diags) else Half(read, program, builder, plan)
+
+
+def render_half(
+    plan: PackagePlan, modules: set[str], names: ExportNames
+) -> tuple[dict[str, str], Fragments]:
+    """The Python files of the `modules` (dotted) of `plan`, their tools' JSON files and export entries."""
+    paths = {module.path for module in plan.modules if module.dotted in modules}
+    files = format_all(
         {unit.path: unit.render() for unit in python_units(plan) if unit.path in paths}
     )
-    json_files, fragments = tool_files(
-        [tool for tool in plan.tools if tool.module in dotted], names
+    rendered, fragments = tool_files(
+        [tool for tool in plan.tools if tool.module in modules], names
     )
-    rendered.update(json_files)
-    sources = [list(entry) for entry in read.sources if entry[1] in own]
+    files.update(rendered)
+    return files, fragments
+
+
+def _theirs(
+    files: Found,
+    theirs: Found,
+    prefixes: Mapping[Path, str],
+    ref_map: Mapping[str, Path],
+) -> Theirs | None:
+    """In the child: read and plan the spec files `files` (the entity files, then its own), and render its own."""
+    half = plan_half(files, prefixes, ref_map)
+    if half is None:
+        return None
+    own = {rel.as_posix() for _, rel in theirs}
+    names = export_names(_tool_names(half.program, own))
+    parts = {rel: half.builder.parts[rel] for rel in own}
+    rendered, fragments = render_half(
+        half.plan, {part.dotted for part in parts.values()}, names
+    )
+    sources = [list(entry) for entry in half.read.sources if entry[1] in own]
     documents = {rel: module_document(part) for rel, part in parts.items()}
     return rendered, fragments, documents, sources, names
 

@@ -21,7 +21,7 @@ import posixpath
 import re
 import secrets
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -108,6 +108,21 @@ def _str_path_problem(rel: str) -> str | None:
     return None
 
 
+def _refuse_bad_path(rel: str) -> None:
+    """Raise WriteError when `rel` is no plain relative path inside OUT (`path_problem`)."""
+    problem = path_problem(rel)
+    if problem is not None:
+        raise WriteError(f"refusing the path {shown(str(rel))}: {problem}")
+
+
+def _by_folder(rels: Iterable[str]) -> dict[str, list[str]]:
+    """The paths grouped by the folder holding them, in the order each folder first comes."""
+    groups: dict[str, list[str]] = {}
+    for rel in rels:
+        groups.setdefault(posixpath.dirname(rel), []).append(rel)
+    return groups
+
+
 def shown(rel: str) -> str:
     """A path from OUT as it may be printed: untrusted names cannot forge lines of output."""
     return rel if rel.isprintable() else ascii(rel)
@@ -128,9 +143,7 @@ class OutputFolder:
     ) -> Iterator[tuple[int, str] | None]:
         """The one way into OUT: the folder holding `rel`, opened without following any link, and rel's last
         name; None when a folder on the way does not exist and `create` is false."""
-        problem = path_problem(rel)
-        if problem is not None:
-            raise WriteError(f"refusing the path {shown(str(rel))}: {problem}")
+        _refuse_bad_path(rel)
         parts = rel.split("/")
         if create:
             self.root.mkdir(parents=True, exist_ok=True)
@@ -201,11 +214,8 @@ class OutputFolder:
     def read_each(self, limits: dict[str, int]) -> dict[str, bytes | None | Exception]:
         """`read_many`, with what `read` of a file would raise (a link, an unreadable file) as its result, for
         the caller to raise when it comes to that file."""
-        by_folder: dict[str, list[str]] = {}
-        for rel in limits:
-            by_folder.setdefault(posixpath.dirname(rel), []).append(rel)
         contents: dict[str, bytes | None | Exception] = {}
-        for rels in by_folder.values():
+        for rels in _by_folder(limits).values():
             try:
                 self._read_folder(rels, limits, contents)
             except (WriteError, OSError) as exc:
@@ -221,9 +231,7 @@ class OutputFolder:
         """The files `rels` of one folder into `contents`."""
         with self._parent(rels[0]) as found:
             for rel in rels:
-                problem = path_problem(rel)
-                if problem is not None:
-                    raise WriteError(f"refusing the path {shown(str(rel))}: {problem}")
+                _refuse_bad_path(rel)
                 if found is None:
                     contents[rel] = None
                     continue
@@ -236,18 +244,11 @@ class OutputFolder:
 
     def lstat_many(self, rels: list[str]) -> dict[str, os.stat_result | None]:
         """`lstat` of many files (None where one is missing), each folder on the way opened once."""
-        by_folder: dict[str, list[str]] = {}
-        for rel in rels:
-            by_folder.setdefault(posixpath.dirname(rel), []).append(rel)
         found: dict[str, os.stat_result | None] = {}
-        for names in by_folder.values():
+        for names in _by_folder(rels).values():
             with self._parent(names[0]) as parent:
                 for rel in names:
-                    problem = path_problem(rel)
-                    if problem is not None:
-                        raise WriteError(
-                            f"refusing the path {shown(str(rel))}: {problem}"
-                        )
+                    _refuse_bad_path(rel)
                     found[rel] = None
                     if parent is not None:
                         with contextlib.suppress(FileNotFoundError):
@@ -258,9 +259,7 @@ class OutputFolder:
                             )
         return found
 
-    def read_stat(
-        self, rel: str, limit: int
-    ) -> tuple[bytes, os.stat_result] | None:
+    def read_stat(self, rel: str, limit: int) -> tuple[bytes, os.stat_result] | None:
         """`read`, and the file's stat once read (a change while it was read shows in it)."""
         with self._parent(rel) as found:
             if found is None:
@@ -299,18 +298,11 @@ class OutputFolder:
     def write_many(self, files: Mapping[str, bytes]) -> None:
         """`write` of many files, each folder on the way opened once for all the files in it (folder by
         folder, in the order each folder first comes)."""
-        by_folder: dict[str, list[str]] = {}
-        for rel in files:
-            by_folder.setdefault(posixpath.dirname(rel), []).append(rel)
-        for rels in by_folder.values():
+        for rels in _by_folder(files).values():
             with self._parent(rels[0], create=True) as found:
                 assert found is not None
                 for rel in rels:
-                    problem = path_problem(rel)
-                    if problem is not None:
-                        raise WriteError(
-                            f"refusing the path {shown(str(rel))}: {problem}"
-                        )
+                    _refuse_bad_path(rel)
                     self._write_in(found[0], posixpath.basename(rel), files[rel])
 
     @staticmethod
@@ -470,7 +462,9 @@ def write_output(
         raise ValueError("only files vouched for can be kept")
     encoded, digests = _encode_all(files, kept)
     folder = OutputFolder(out)
-    if MANIFEST in vouched:  # the manifest the last build wrote: the files it lists are those it vouches for
+    if (
+        MANIFEST in vouched
+    ):  # the manifest the last build wrote: the files it lists are those it vouches for
         previous = {rel: sha for rel, (sha, _) in vouched.items() if rel != MANIFEST}
     else:
         previous = folder.manifest(diags)
