@@ -145,7 +145,9 @@ def _at_subscript(
 # elements (a body that must split: delimiter_split cuts it at its commas) and `)`. The shortcut builds only the
 # element lines, as delimiter_split would, and lays out each with `transform`: the lines built and thrown away
 # for the whole statement (three times every leaf) are skipped. Any comma an element's layout adds means black's
-# second pass, which the shortcut leaves to `split_statement`.
+# second pass, which the shortcut leaves to `split_statement`. With n = 1 (a spec file of one tool) the comma is
+# the one-tuple's, not magic, but an element that is a call with a magic comma splits the line the same way;
+# any other lone element goes to `split_statement`.
 
 
 def exploded_tuple(text: str, depth: int) -> list[str] | None:
@@ -180,8 +182,10 @@ def exploded_tuple(text: str, depth: int) -> list[str] | None:
     ):
         return None  # a lambda changes tracking; a magic comma would be the head's
     elements = _top_level_elements(leaves[opening + 1 : -2])
-    if elements is None or len(elements) < 2:
+    if elements is None or not elements:
         return None
+    # One element: its comma is the one-tuple's, not magic; the element's own magic comma splits it alike.
+    one = len(elements) == 1
     indent = "    " * depth
     head = indent + _source(leaves[: opening + 1])
     if not _fits(head):
@@ -191,6 +195,8 @@ def exploded_tuple(text: str, depth: int) -> list[str] | None:
     for element in elements:
         element[0].prefix = ""
         call = _exploded_call(element, depth + 1)
+        if call is None and one:
+            return None
         lines.extend(call if call is not None else _transformed(element, depth + 1))
     if commas_added() != added:
         return None
