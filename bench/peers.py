@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from run import make_specs  # noqa: E402
+from run import TOOLS_PER_FILE, make_specs  # noqa: E402
 
 
 def peer_input(specs: Path, folder: Path) -> None:
@@ -81,6 +81,13 @@ def main() -> None:
         action="store_true",
         help="time validation instead of compilation (bench/validation.py)",
     )
+    parser.add_argument(
+        "--tools-per-file",
+        type=int,
+        default=TOOLS_PER_FILE,
+        metavar="K",
+        help=f"tools in a spec file of codegen's input (default {TOOLS_PER_FILE}; 1 is the issue's form, as the peer reads them)",
+    )
     args = parser.parse_args()
     if args.validation:
         import validation
@@ -91,14 +98,16 @@ def main() -> None:
     version = subprocess.run(
         [args.datamodel_codegen, "--version"], capture_output=True, text=True
     ).stdout.strip()
-    print(f"peer: {version}")
+    print(
+        f"peer: {version}; codegen reads spec files of {args.tools_per_file} tool(s) each"
+    )
     print(
         f"{'tools':>6} {'codegen s':>10} {'black+isort s':>14} {'ratio':>6} {'builtin s':>10} {'ratio':>6}"
     )
     for count in args.sizes:
         with tempfile.TemporaryDirectory() as tmp:
             specs, peer_in = Path(tmp) / "specs", Path(tmp) / "peer_in"
-            make_specs(specs, count)
+            make_specs(specs, count, per_file=args.tools_per_file)
             peer_input(specs, peer_in)
             times: dict[str, list[float]] = {"ours": [], "default": [], "builtin": []}
             for run in range(

@@ -35,7 +35,9 @@ from codegen.writer import write_output  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
-TOOLS_PER_FILE = 10
+TOOLS_PER_FILE = (
+    10  # the default; `--tools-per-file 1` is the issue's form (one tool, one file)
+)
 
 
 def _property(rng: random.Random, depth: int) -> dict[str, Any]:
@@ -100,16 +102,19 @@ def _object(rng: random.Random, depth: int, size: int) -> dict[str, Any]:
     }
 
 
-def make_specs(folder: Path, count: int, seed: int = 7) -> None:
+def make_specs(
+    folder: Path, count: int, seed: int = 7, per_file: int = TOOLS_PER_FILE
+) -> None:
+    """`count` tools in files of `per_file` (the same tools whatever `per_file`), beside count/50 entities."""
     rng = random.Random(seed)
     entities = folder / "entities"
     entities.mkdir(parents=True)
     for e in range(max(1, count // 50)):
         schema = {"title": f"Entity{e}", **_object(rng, 1, 4)}
         (entities / f"Entity{e}.schema.json").write_text(json.dumps(schema, indent=2))
-    for start in range(0, count, TOOLS_PER_FILE):
+    for start in range(0, count, per_file):
         tools = []
-        for t in range(start, min(count, start + TOOLS_PER_FILE)):
+        for t in range(start, min(count, start + per_file)):
             parameters = _object(rng, 0, rng.randint(3, 8))
             if rng.random() < 0.3:
                 parameters["properties"]["subject"] = {
@@ -124,7 +129,7 @@ def make_specs(folder: Path, count: int, seed: int = 7) -> None:
                 tool = {"type": "function", "function": tool}
             tools.append(tool)
         (folder / "tools").mkdir(exist_ok=True)
-        (folder / "tools" / f"batch_{start // TOOLS_PER_FILE:04d}.json").write_text(
+        (folder / "tools" / f"batch_{start // per_file:05d}.json").write_text(
             json.dumps(tools, indent=2)
         )
 
@@ -132,7 +137,8 @@ def make_specs(folder: Path, count: int, seed: int = 7) -> None:
 def _build(specs: Path, out: Path) -> float:
     """One `codegen SPECS -o OUT -q` in this process, as `python -m codegen` runs it: codegen's own digest
     computed again, and the cyclic collector off (`codegen/__main__.py`; with it on, its first pass after the
-    compile walks every object the compile made, a tenth of a second for 1,000 tools)."""
+    compile walks every object the compile made, a tenth of a second for 1,000 tools).
+    """
     cache.codegen_digest.cache_clear()
     gc.disable()
     try:
@@ -164,13 +170,13 @@ def _peak_mb(specs: Path, out: Path) -> float:
     return usage.ru_maxrss / 1024  # kilobytes on Linux
 
 
-def bench(count: int) -> dict[str, Any]:
+def bench(count: int, per_file: int = TOOLS_PER_FILE) -> dict[str, Any]:
     """A first build, a no-op rebuild (in this process and as a process of its own), and a rebuild after
-    editing one spec file."""
+    editing one spec file (its first tool's description)."""
     with tempfile.TemporaryDirectory() as tmp:
         specs, out = Path(tmp) / "specs", Path(tmp) / "out"
         os.environ["CODEGEN_CACHE_DIR"] = str(Path(tmp) / "cache")
-        make_specs(specs, count)
+        make_specs(specs, count, per_file=per_file)
         # Each figure the median of three (the machines are noisy): first builds into new folders (the
         # last one, OUT, kept for the rebuilds), no-op rebuilds, and rebuilds after three edits of one file.
         first = statistics.median(
@@ -178,7 +184,7 @@ def bench(count: int) -> dict[str, Any]:
         )
         noop = statistics.median(_build(specs, out) for _ in range(3))
         noop_process = _process(specs, out)
-        edited = specs / "tools" / "batch_0000.json"
+        edited = specs / "tools" / "batch_00000.json"
         edits = []
         for n in range(3):
             text = edited.read_text()
@@ -222,11 +228,11 @@ def wide(properties: int) -> tuple[float, float]:
         return time.perf_counter() - start, peak
 
 
-def profile(count: int, top: int = 12) -> None:
+def profile(count: int, top: int = 12, per_file: int = TOOLS_PER_FILE) -> None:
     """cProfile of a first build: time under each stage the driver calls, then the functions that spend most."""
     with tempfile.TemporaryDirectory() as tmp:
         specs, out = Path(tmp) / "specs", Path(tmp) / "out"
-        make_specs(specs, count)
+        make_specs(specs, count, per_file=per_file)
         parallel.MIN_WORK = (
             sys.maxsize
         )  # every stage in this process, where the profiler sees it
@@ -286,7 +292,15 @@ def main() -> None:
         metavar="N",
         help="profile a first build of N tools (0: no profile)",
     )
+    parser.add_argument(
+        "--tools-per-file",
+        type=int,
+        default=TOOLS_PER_FILE,
+        metavar="K",
+        help=f"tools in a spec file (default {TOOLS_PER_FILE}; 1 is the issue's form, one file per tool)",
+    )
     args = parser.parse_args()
+    print(f"spec files of {args.tools_per_file} tool(s) each")
     sizes = args.sizes + ([10_000] if args.large and 10_000 not in args.sizes else [])
     print(
         f"{'tools':>6} {'spec files':>10} {'output lines':>12} {'first s':>8} {'tools/s':>8}"
@@ -295,7 +309,7 @@ def main() -> None:
     )
     rows = []
     for count in sizes:
-        row = bench(count)
+        row = bench(count, args.tools_per_file)
         rows.append(row)
         first = row["first"]
         print(
@@ -316,7 +330,7 @@ def main() -> None:
             f" {base['tools']} ({scale:g}x the tools)"
         )
     if args.profile:
-        profile(args.profile)
+        profile(args.profile, per_file=args.tools_per_file)
 
 
 if __name__ == "__main__":
