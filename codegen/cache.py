@@ -9,7 +9,8 @@ the writer's confinement: no link followed) all still hold what the record says,
 else compiles in full. OUT is never trusted: its manifest plays no part here, and a file edited there (with or
 without its manifest entry) no longer matches the record. A file is vouched for by its stamp (device, inode,
 size, modification and change times, as git's index does) when the record has one, else by reading and hashing
-it (`stamps` says which files get one). `--check` never reads the record.
+it (`stamps` says which files get one). Spec files are vouched for alike: a spec file whose stamp is the
+recorded one is not read again (`scan` says which get one). `--check` never reads the record.
 
 A cache that is missing, unreadable, corrupt or unwritable is ignored: the build compiles in full, silently.
 """
@@ -39,7 +40,7 @@ from .sources import MAX_SPEC_BYTES, discover
 from .spec_bytes import UnreadableSpec, read_spec_bytes
 from .writer import MANIFEST, OutputFolder, WriteError
 
-FORMAT = 3
+FORMAT = 4
 MAX_RECORD_BYTES = 256 * 1024 * 1024
 _READ_FLAGS = (
     os.O_RDONLY
@@ -149,6 +150,7 @@ class Settings:
 Source = tuple[
     str, str, str
 ]  # (path as shown, path below its spec root, sha256 of its bytes)
+SpecStamp = list[Any]  # a spec file's stamp (`_STAMP`) and the sha256 of its bytes
 
 
 def input_digest(settings: Settings, sources: Iterable[Source] | None) -> str:
@@ -175,25 +177,51 @@ def base_digest(settings: Settings) -> str:
 
 
 def scan(
-    specs: list[Path], out: Path
-) -> tuple[list[Source], list[str], list[str]] | None:
+    specs: list[Path], out: Path, known: Mapping[str, SpecStamp] | None = None
+) -> tuple[list[Source], list[str], list[str], dict[str, SpecStamp]] | None:
     """The spec files a compile would read, with the hashes of their bytes (read as the compile reads them),
-    and the files read and ignored; None when discovery or a read reports any problem.
+    the files read and ignored, and the spec files' stamps for the next scan; None when discovery or a read
+    reports any problem. A file whose stamp is its `known` one is not read: its recorded hash stands.
+
+    A stamp vouches for a file's bytes only if any later change moves it on. A change sets the change time to
+    the file system's clock then, so a file whose change time is before the newest among the spec files on its
+    device, all looked at before any is read, has one: the clock had passed it before the read, and a change
+    after the read cannot leave the change time as it was. The newest files ("racy" in git's words: usually
+    the one just edited) get none, and are read by the next scan too.
     """
     diags = Diagnostics()
     found, ignored = discover(specs, diags, out)
     if len(diags):
         return None
-    sources = []
-    for path, rel in found:
-        try:
-            data = read_spec_bytes(path, MAX_SPEC_BYTES)
-        except UnreadableSpec:
-            return None
-        sources.append(
-            (path.as_posix(), rel.as_posix(), hashlib.sha256(data).hexdigest())
-        )
-    return sources, [s[0] for s in sources], [p.as_posix() for p in ignored]
+    known = known or {}
+    try:
+        infos = [os.lstat(path) for path, _ in found]
+    except OSError:
+        return None  # reading it will say what is wrong
+    newest: dict[int, int] = {}
+    for info in infos:
+        newest[info.st_dev] = max(newest.get(info.st_dev, 0), info.st_ctime_ns)
+    sources, stamps = [], {}
+    for (path, rel), info in zip(found, infos):
+        display = path.as_posix()
+        stamp = _stamp(info)
+        entry = known.get(display)
+        if (
+            entry is not None
+            and stat.S_ISREG(info.st_mode)
+            and entry[: len(_STAMP)] == stamp
+        ):
+            sha = entry[-1]
+        else:
+            try:
+                data = read_spec_bytes(path, MAX_SPEC_BYTES)
+            except UnreadableSpec:
+                return None
+            sha = hashlib.sha256(data).hexdigest()
+        if stat.S_ISREG(info.st_mode) and info.st_ctime_ns < newest[info.st_dev]:
+            stamps[display] = [*stamp, sha]
+        sources.append((display, rel.as_posix(), sha))
+    return sources, [s[0] for s in sources], [p.as_posix() for p in ignored], stamps
 
 
 @dataclass
@@ -212,6 +240,8 @@ class Record:
     parts: Any = None
     # Files of OUT whose content the next build may take on their stat alone (see `stamps`): path -> stamp.
     stamps: dict[str, list[int]] = field(default_factory=dict)
+    # Spec files alike (see `scan`): path as shown -> stamp and the sha256 of its bytes.
+    spec_stamps: dict[str, SpecStamp] = field(default_factory=dict)
 
     def to_json(self) -> bytes:
         document = {
@@ -225,6 +255,7 @@ class Record:
             "base": self.base,
             "parts": self.parts,
             "stamps": self.stamps,
+            "spec_stamps": self.spec_stamps,
         }
         # orjson: json.dumps took 50 ms of an edit rebuild of 10,000 tools for this (its reading is no
         # faster). It refuses what JSON text cannot hold as UTF-8 (a lone surrogate), which json escapes.
@@ -256,6 +287,16 @@ class Record:
             }
             if len(stamps) != len(doc["stamps"]):
                 return None
+            spec_stamps = {
+                path: entry
+                for path, entry in doc["spec_stamps"].items()
+                if type(entry) is list
+                and len(entry) == len(_STAMP) + 1
+                and all(type(n) is int for n in entry[:-1])
+                and isinstance(entry[-1], str)
+            }
+            if len(spec_stamps) != len(doc["spec_stamps"]):
+                return None
             record = cls(
                 doc["inputs"],
                 files,
@@ -266,6 +307,7 @@ class Record:
                 doc["base"],
                 doc["parts"],
                 stamps,
+                spec_stamps,
             )
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None
@@ -426,6 +468,7 @@ class Previous:
     read: list[str]
     ignored: list[str]
     inputs: str  # input_digest of a build now
+    spec_stamps: dict[str, SpecStamp]  # the spec files' stamps for the next record (`scan`)
 
     @property
     def unchanged(self) -> bool:
@@ -441,17 +484,17 @@ def previous_build(settings: Settings, specs: list[Path], out: Path) -> Previous
         record = load(out)
         if record is None or record.base != base_digest(settings):
             return None
-        scanned = scan(specs, out)
+        scanned = scan(specs, out, record.spec_stamps)
         if scanned is None:
             return None
-        sources, read, ignored = scanned
+        sources, read, ignored, spec_stamps = scanned
         contents = vouch(out, record)
         if contents is None:
             return None
         inputs = input_digest(settings, sources)
     except Exception:  # noqa: BLE001  (a broken cache only costs a full compile)
         return None
-    return Previous(record, contents, sources, read, ignored, inputs)
+    return Previous(record, contents, sources, read, ignored, inputs, spec_stamps)
 
 
 def up_to_date(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from . import __version__, cache
@@ -206,6 +207,9 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     )
     previous = cache.previous_build(key, settings.specs, out) if use_cache else None
     if previous is not None and previous.unchanged:
+        if previous.spec_stamps != previous.record.spec_stamps:
+            # spec files stamped for the first time (or no longer): the next scan need not read them
+            cache.store(out, replace(previous.record, spec_stamps=previous.spec_stamps))
         return _up_to_date(out, previous.record, previous.read, previous.ignored, args)
     from .compiler import compile_specs  # not imported at all when nothing changed
 
@@ -260,6 +264,7 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
             cache.base_digest(key),
             result.parts,
             cache.stamps(out, report.files, report.written, previous),
+            previous.spec_stamps if previous is not None else {},
         )
         cache.store(out, record)
     if args.verbose:

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 
@@ -80,6 +81,13 @@ def test_a_noop_rebuild_neither_compiles_nor_writes(
     monkeypatch.setattr(formatting, "format_all", refuse)
     monkeypatch.setattr(OutputFolder, "write", refuse)
     monkeypatch.setattr(OutputFolder, "delete", refuse)
+    assert _build() == 0
+    assert _snapshot(project / "out") == before
+    # The first no-op stamps the spec files it read (cache.scan), and records only that.
+    (stamped,) = [data for data, _ in _snapshot(project / "cache").values()]
+    (unstamped,) = [data for data, _ in record.values()]
+    assert json.loads(stamped) == {**json.loads(unstamped), "spec_stamps": ANY}
+    record = _snapshot(project / "cache")
     assert _build() == 0
     assert _snapshot(project / "out") == before
     assert _snapshot(project / "cache") == record
@@ -429,6 +437,87 @@ def test_a_file_read_during_a_rebuild_is_checked_by_its_stamp_or_its_hash(
         clean
     )  # the recorded bytes again under a new stamp: its hash vouches for it
     assert out.bytes_of("alpha.py") == clean
+
+
+def _spec_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The spec files the rebuild record's scan reads (by name)."""
+    read: list[str] = []
+    original = cache.read_spec_bytes
+
+    def reading(path: Path, limit: int, **kwargs: Any) -> bytes:
+        read.append(Path(path).name)
+        return original(path, limit, **kwargs)
+
+    monkeypatch.setattr(cache, "read_spec_bytes", reading)
+    return read
+
+
+def test_spec_files_changed_before_the_newest_are_vouched_for_by_their_stamp(
+    project: Path, compiles: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = _stamped_build(project)  # beta.json was written a tick after alpha.json
+    specs = {Path(path).name: entry for path, entry in record.spec_stamps.items()}
+    assert list(specs) == ["alpha.json"]  # the newest (racy) file gets no stamp
+    alpha = (project / "specs" / "alpha.json").read_bytes()
+    assert specs["alpha.json"][-1] == hashlib.sha256(alpha).hexdigest()
+    read = _spec_reads(monkeypatch)
+    assert _build() == 0 and compiles == [1, 1]
+    assert read == ["beta.json"]  # alpha.json is taken on its stamp
+
+
+def test_a_forged_spec_of_the_same_size_and_time_is_compiled_again(
+    project: Path, compiles: list[int]
+) -> None:
+    record = _stamped_build(project)
+    alpha = project / "specs" / "alpha.json"
+    assert "specs/alpha.json" in record.spec_stamps  # by its path as shown
+    clean, info = alpha.read_bytes(), alpha.stat()
+    forged = clean.replace(b"A tool.", b"A toop.")
+    assert forged != clean and len(forged) == len(clean)
+    with open(alpha, "r+b") as handle:  # in place: the same inode
+        handle.write(forged)
+    os.utime(alpha, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert alpha.stat().st_ino == info.st_ino and alpha.stat().st_size == info.st_size
+    assert _build() == 0
+    assert compiles == [1, 1, 1]
+    assert "A toop." in (project / "out" / "alpha.py").read_text()
+
+
+def test_only_spec_files_older_than_the_newest_on_their_device_get_a_stamp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    regular = 0o100644
+    for name in ("a", "b", "c", "d", "e"):
+        (tmp_path / f"{name}.json").write_text("{}")
+
+    def crafted(dev: int, ctime: int) -> os.stat_result:
+        return os.stat_result(
+            (regular, 7, dev, 1, 0, 0, 2, 0, 0, 0, 0.0, 0.0, 0.0, 0, 0, ctime)
+        )
+
+    found = {
+        "a.json": crafted(3, 100),
+        "b.json": crafted(3, 200),  # the newest on device 3
+        "c.json": crafted(3, 200),  # its tick: a change now would keep the stamp
+        "d.json": crafted(9, 50),  # alone on device 9, so the newest there
+        "e.json": crafted(3, 150),
+    }
+    real_lstat = os.lstat
+    monkeypatch.setattr(
+        cache.os,
+        "lstat",
+        lambda path, **kw: found.get(Path(path).name) or real_lstat(path, **kw),
+    )
+    known = {(tmp_path / "e.json").as_posix(): [3, 7, 2, 0, 150, "f" * 64]}
+    read = _spec_reads(monkeypatch)
+    scanned = cache.scan([tmp_path], tmp_path / "out", known)
+    assert scanned is not None
+    sources, _, _, stamps = scanned
+    assert sorted(Path(p).name for p in stamps) == ["a.json", "e.json"]
+    assert sorted(read) == ["a.json", "b.json", "c.json", "d.json"]  # e.json: its stamp
+    assert dict((Path(p).name, sha) for p, _, sha in sources)["e.json"] == "f" * 64
+    empty = hashlib.sha256(b"{}").hexdigest()
+    assert stamps[(tmp_path / "a.json").as_posix()] == [3, 7, 2, 0, 100, empty]
 
 
 def test_a_record_holding_a_lone_surrogate_is_written_and_read_back() -> None:
