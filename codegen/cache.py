@@ -257,8 +257,7 @@ class Record:
             "stamps": self.stamps,
             "spec_stamps": self.spec_stamps,
         }
-        # orjson: json.dumps took 50 ms of an edit rebuild of 10,000 tools for this (its reading is no
-        # faster). It refuses what JSON text cannot hold as UTF-8 (a lone surrogate), which json escapes.
+        # orjson: json.dumps took 50 ms of an edit rebuild of 10,000 tools for this. It refuses what JSON text cannot hold as UTF-8 (a lone surrogate), which json escapes.
         try:
             return orjson.dumps(document)
         except orjson.JSONEncodeError:
@@ -267,7 +266,10 @@ class Record:
     @classmethod
     def from_json(cls, data: bytes) -> Record | None:
         try:
-            doc = json.loads(data.decode("utf-8"))
+            try:  # orjson: two thirds of json's time here (with the cyclic collector off, as codegen runs)
+                doc = orjson.loads(data)
+            except orjson.JSONDecodeError:  # what it refuses and json takes: a lone surrogate's escape
+                doc = json.loads(data.decode("utf-8"))
             if doc["format"] != FORMAT:
                 return None
             files = {
