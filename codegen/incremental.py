@@ -24,8 +24,10 @@ import json
 from collections import Counter
 from collections.abc import Mapping
 from functools import partial
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
+
+import orjson
 
 from .backends.python import python_units, runtime_files, subpackage_inits
 from .backends.schemas import (
@@ -76,8 +78,11 @@ def init_key(plan: PackagePlan) -> str:
         sorted([t.name, t.config_model or ""] for t in plan.tools),
         [[a.name, a.description, list(a.tools), a.metadata] for a in plan.agents],
     ]
-    text = json.dumps(document, ensure_ascii=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
+    try:
+        text = orjson.dumps(document)  # a fifth of json's time for 10,000 modules
+    except orjson.JSONEncodeError:  # a lone surrogate, a key that is no string: json takes them
+        text = json.dumps(document, separators=(",", ":")).encode("ascii")
+    return hashlib.sha256(text).hexdigest()
 
 
 def parts_document(
@@ -126,9 +131,12 @@ def _text(value: Any) -> str:
 
 
 def _texts(value: Any) -> list[str]:
-    if type(value) is not list:
+    if type(value) is not list or not set(map(type, value)) <= _STRING:
         raise Unusable
-    return [_text(item) for item in value]
+    return list(value)
+
+
+_STRING = {str}
 
 
 # A claim that got the one name it asked for (most of them) is kept as "<scope letter><name>".
@@ -175,7 +183,7 @@ def read_module(rel: str, doc: Any) -> ModuleParts:
     if type(doc) is not dict:
         raise Unusable
     parts = ModuleParts(_text(doc["dotted"]), _text(doc["path"]))
-    if parts.path != "/".join(module_path(PurePosixPath(rel))) + ".py":
+    if parts.path != "/".join(module_path(rel)) + ".py":
         raise Unusable
     for entry in doc["entity_claims"]:
         entity, label, names, got = entry
@@ -254,8 +262,11 @@ def compile_changed(
         return None
     if len(diags):
         return None
+    now_init = init_key(plan)
     try:
-        files, kept, new_spans = _files(plan, previous.out, reused, spans, init)
+        files, kept, new_spans = _files(
+            plan, previous.out, reused, spans, now_init == init
+        )
     except Unusable:
         return None
     result = CompileResult(files, diags, previous.read, previous.ignored)
@@ -264,7 +275,7 @@ def compile_changed(
     result.vouched, result.kept = previous.out.files, kept
     every = {**reused, **builder.parts}
     result.parts = parts_document(
-        now, {rel: every[rel] for rel, _ in now}, new_spans, init_key(plan)
+        now, {rel: every[rel] for rel, _ in now}, new_spans, now_init
     )
     return result
 
@@ -332,11 +343,11 @@ def _files(
     out: OutFiles,
     reused: Mapping[str, ModuleParts],
     spans: ExportSpans,
-    init: str,
+    same_init: bool,
 ) -> tuple[dict[str, str], dict[str, tuple[str, int]], ExportSpans]:
     """Every file of OUT: those of the modules compiled again rendered, those of the reused ones kept as OUT
     has them (path -> sha256, size: never read), and the package-wide ones composed again (`__init__.py`
-    only when what it is made of changed).
+    only when what it is made of changed: `same_init` when it did not).
     """
     kept: dict[str, tuple[str, int]] = {}
 
@@ -351,7 +362,7 @@ def _files(
     for rel in subpackage_inits(plan):
         reused_paths.add(rel)
         keep(rel)
-    if init_key(plan) == init:
+    if same_init:
         reused_paths.add("__init__.py")
         keep("__init__.py")
     units = [unit for unit in python_units(plan) if unit.path not in reused_paths]

@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from .backends.python import python_units
@@ -231,7 +231,7 @@ def _merged(ours: ExportNames, theirs: ExportNames) -> ExportNames:
 def _modules_collide(rels: list[str]) -> bool:
     """Whether two spec files make the same module, or one's module is the other's folder (`PlanBuilder` reports
     it)."""
-    modules = [".".join(module_path(PurePosixPath(rel))) for rel in rels]
+    modules = [".".join(module_path(rel)) for rel in rels]
     packages = {
         module.rsplit(".", depth)[0]
         for module in modules

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span
@@ -37,14 +36,15 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 _SPEC_SUFFIXES = (".schema.json", ".json", ".gram", ".yaml", ".yml", ".sql")
 
 
-def module_path(rel: PurePosixPath) -> list[str]:
-    """`billing/Orders.schema.json` -> ['billing', 'orders']: the generated module mirroring a spec file."""
-    name = rel.name
+def module_path(rel: str) -> list[str]:
+    """`billing/Orders.schema.json` -> ['billing', 'orders']: the generated module mirroring a spec file (its
+    path below its root, as discovery gives it: POSIX, normalised)."""
+    *folders, name = rel.split("/")
     for suffix in _SPEC_SUFFIXES:
         if name.endswith(suffix):
             name = name[: -len(suffix)]
             break
-    return [module_name(part) for part in rel.parts[:-1]] + [module_name(name)]
+    return [module_name(part) for part in folders] + [module_name(name)]
 
 
 # One event of the package-wide namespace: (scope, the names asked for, the name given), or for a test of
@@ -304,12 +304,12 @@ class PlanBuilder:
         seen: dict[str, Span] = {}
         packages: dict[str, Span] = {}  # dotted name of a folder -> a file in it
         for spec in self.program.modules:
-            parts = module_path(PurePosixPath(spec.source.rel.as_posix()))
+            parts = module_path(spec.source.rel.as_posix())
             for depth in range(1, len(parts)):
                 packages.setdefault(".".join(parts[:depth]), spec.source.span(0))
         result = []
         for spec in self.program.modules:
-            parts = module_path(PurePosixPath(spec.source.rel.as_posix()))
+            parts = module_path(spec.source.rel.as_posix())
             dotted = ".".join(parts)
             other = seen.get(dotted)
             what = "module"
