@@ -242,6 +242,9 @@ class Record:
     stamps: dict[str, list[int]] = field(default_factory=dict)
     # Spec files alike (see `scan`): path as shown -> stamp and the sha256 of its bytes.
     spec_stamps: dict[str, SpecStamp] = field(default_factory=dict)
+    # `parts` as the record keeps it: JSON text within the record, parsed only by an edit rebuild
+    # (`parts_document`), since it is most of the record and a no-op does not need it
+    parts_json: str = "null"
 
     def to_json(self) -> bytes:
         document = {
@@ -253,24 +256,20 @@ class Record:
             "folded": self.folded,
             "every": self.every,
             "base": self.base,
-            "parts": self.parts,
+            "parts": (
+                self.parts_json
+                if self.parts is None
+                else _dumps(self.parts).decode("utf-8")
+            ),
             "stamps": self.stamps,
             "spec_stamps": self.spec_stamps,
         }
-        # orjson: json.dumps took 50 ms of an edit rebuild of 10,000 tools for this. It refuses what JSON
-        # text cannot hold as UTF-8 (a lone surrogate), which json escapes.
-        try:
-            return orjson.dumps(document)
-        except orjson.JSONEncodeError:
-            return json.dumps(document, separators=(",", ":")).encode("ascii")
+        return _dumps(document)
 
     @classmethod
     def from_json(cls, data: bytes) -> Record | None:
         try:
-            try:  # orjson: two thirds of json's time here (with the cyclic collector off, as codegen runs)
-                doc = orjson.loads(data)
-            except orjson.JSONDecodeError:  # what it refuses and json takes: a lone surrogate's escape
-                doc = json.loads(data.decode("utf-8"))
+            doc = _loads(data)
             if doc["format"] != FORMAT:
                 return None
             files = {
@@ -308,18 +307,31 @@ class Record:
                 doc["folded"],
                 doc["every"],
                 doc["base"],
-                doc["parts"],
+                None,
                 stamps,
                 spec_stamps,
+                doc["parts"],
             )
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None
         lines_ok = all(isinstance(line, str) for line in record.folded + record.every)
         counts_ok = type(record.tools) is int and type(record.warnings) is int
-        digests_ok = isinstance(record.inputs, str) and isinstance(record.base, str)
+        digests_ok = all(
+            type(text) is str
+            for text in (record.inputs, record.base, record.parts_json)
+        )
         if not (digests_ok and lines_ok and counts_ok):
             return None
         return record
+
+    def parts_document(self) -> Any:
+        """What each spec file's compile left (codegen/incremental.py reads it defensively); None if unreadable."""
+        if self.parts is None:
+            try:
+                self.parts = _loads(self.parts_json)
+            except (ValueError, RecursionError):
+                return None
+        return self.parts
 
     def lines(self, verbose: bool) -> list[str]:
         """The recorded diagnostics, escaped again for the terminal (the record is data, never output)."""
@@ -354,6 +366,25 @@ _STAMP = ("st_dev", "st_ino", "st_size", "st_mtime_ns", "st_ctime_ns")
 
 
 _INT, _INT_AND_STRING = {int}, {int, str}
+
+
+def _dumps(document: Any) -> bytes:
+    """JSON text of a record or its parts. orjson: json.dumps took 50 ms of an edit rebuild of 10,000 tools for
+    the record. It refuses what JSON text cannot hold as UTF-8 (a lone surrogate), which json escapes.
+    """
+    try:
+        return orjson.dumps(document)
+    except orjson.JSONEncodeError:
+        return json.dumps(document, separators=(",", ":")).encode("ascii")
+
+
+def _loads(data: bytes | str) -> Any:
+    """What `_dumps` wrote. orjson reads a record in two thirds of json's time (with the cyclic collector off,
+    as codegen runs); json reads what orjson refuses (a lone surrogate's escape)."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)
 
 
 def _stamp(info: os.stat_result) -> list[int]:
@@ -474,7 +505,9 @@ class Previous:
     read: list[str]
     ignored: list[str]
     inputs: str  # input_digest of a build now
-    spec_stamps: dict[str, SpecStamp]  # the spec files' stamps for the next record (`scan`)
+    spec_stamps: dict[
+        str, SpecStamp
+    ]  # the spec files' stamps for the next record (`scan`)
 
     @property
     def unchanged(self) -> bool:

@@ -237,7 +237,7 @@ def compile_changed(
     if record.folded or record.every or tuple(emit) != EMIT_CHOICES:
         return None
     try:
-        order, modules, spans, init = _read(record.parts)
+        order, modules, spans, init = _read(record.parts_document())
     except Unusable:
         return None
     now = [(rel, sha) for _, rel, sha in previous.sources]

@@ -232,7 +232,7 @@ def test_a_damaged_record_means_a_full_build(
     path = cache.record_path(project / "out")
     assert path is not None
     record = json.loads(path.read_text())
-    parts = record["parts"]
+    parts = json.loads(record["parts"])  # kept as JSON text in the record
     if damage == "claim":  # alpha's function name as if it had been another (alpha comes before the edit)
         claims = parts["modules"]["alpha.json"]["claims"]
         index = claims.index("falpha")  # the function `alpha` (got as asked)
@@ -244,6 +244,7 @@ def test_a_damaged_record_means_a_full_build(
         parts["modules"]["gamma.json"]["tools"] = "gamma"
     else:
         parts["modules"]["gamma.json"]["path"] = "../elsewhere.py"
+    record["parts"] = json.dumps(parts)
     path.write_text(json.dumps(record))
     (project / "specs" / "beta.json").write_text(
         json.dumps([_tool("beta", "Edited."), _tool("beta_two")])
@@ -306,7 +307,7 @@ def test_the_record_of_a_build_says_what_each_file_left(project: Path) -> None:
     assert cli.main(["specs", "-o", "out", "-q"]) == 0
     path = cache.record_path(project / "out")
     assert path is not None
-    parts = json.loads(path.read_text())["parts"]
+    parts = json.loads(json.loads(path.read_text())["parts"])  # JSON text in the record
     order, modules, _, _ = incremental._read(parts)
     assert [rel for rel, _ in order] == [
         "alpha.json",

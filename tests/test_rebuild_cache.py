@@ -78,6 +78,7 @@ def test_a_noop_rebuild_neither_compiles_nor_writes(
     from codegen import formatting
 
     monkeypatch.setattr(compiler, "compile_specs", refuse)
+    monkeypatch.setattr(cache.Record, "parts_document", refuse)  # kept as text, unread
     monkeypatch.setattr(formatting, "format_all", refuse)
     monkeypatch.setattr(OutputFolder, "write", refuse)
     monkeypatch.setattr(OutputFolder, "delete", refuse)
