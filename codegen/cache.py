@@ -36,7 +36,7 @@ import orjson
 from . import __version__
 from .diagnostics import Diagnostics, printable
 from .resources import data_dir
-from .sources import MAX_SPEC_BYTES, discover
+from .sources import MAX_SPEC_BYTES, discover_names
 from .spec_bytes import UnreadableSpec, read_spec_bytes
 from .writer import MANIFEST, OutputFolder, WriteError
 
@@ -190,7 +190,7 @@ def scan(
     the one just edited) get none, and are read by the next scan too.
     """
     diags = Diagnostics()
-    found, ignored = discover(specs, diags, out)
+    found, ignored = discover_names(specs, diags, out)
     if len(diags):
         return None
     known = known or {}
@@ -202,8 +202,7 @@ def scan(
     for info in infos:
         newest[info.st_dev] = max(newest.get(info.st_dev, 0), info.st_ctime_ns)
     sources, stamps = [], {}
-    for (path, rel), info in zip(found, infos):
-        display = path.as_posix()
+    for (display, rel), info in zip(found, infos):
         stamp = _stamp(info)
         entry = known.get(display)
         if (
@@ -214,14 +213,14 @@ def scan(
             sha = entry[-1]
         else:
             try:
-                data = read_spec_bytes(path, MAX_SPEC_BYTES)
+                data = read_spec_bytes(Path(display), MAX_SPEC_BYTES)
             except UnreadableSpec:
                 return None
             sha = hashlib.sha256(data).hexdigest()
         if stat.S_ISREG(info.st_mode) and info.st_ctime_ns < newest[info.st_dev]:
             stamps[display] = [*stamp, sha]
-        sources.append((display, rel.as_posix(), sha))
-    return sources, [s[0] for s in sources], [p.as_posix() for p in ignored], stamps
+        sources.append((display, rel, sha))
+    return sources, [s[0] for s in sources], ignored, stamps
 
 
 @dataclass

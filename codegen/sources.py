@@ -52,91 +52,98 @@ def discover(
 
     Problems with the folders' contents (unlistable folders, links, unusable names) are recorded in `diags`.
     """
-    found: list[tuple[Path, Path]] = []
-    ignored: list[Path] = []
+    found, ignored = discover_names(specs, diags, exclude)
+    return [(Path(path), Path(rel)) for path, rel in found], [
+        Path(path) for path in ignored
+    ]
+
+
+def discover_names(
+    specs: list[Path], diags: Diagnostics, exclude: Path | None = None
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """`discover` as the strings `Path.as_posix` gives (a Path per entry was most of a walk's time, which a
+    rebuild's scan need not spend)."""
+    found: list[tuple[str, str]] = []
+    ignored: list[str] = []
     excluded = exclude.resolve() if exclude is not None else None
     for spec in specs:
         if spec.is_dir():
-            _walk(spec, excluded, diags, found, ignored)
+            _walk(spec.as_posix(), excluded, diags, found, ignored)
         elif route(spec) is None:
-            ignored.append(Path(printable(str(spec))))
+            ignored.append(printable(spec.as_posix()))
         elif UNSAFE_CHARACTERS.search(spec.name):
             _report(diags, spec, "file-name", _UNUSABLE_NAME)
         else:  # named on the command line: a link is followed, so it is read (and shown) as its target
             target = Path(os.path.realpath(spec)) if spec.is_symlink() else spec
-            found.append((target, Path(spec.name)))
-    found.sort(key=lambda item: item[1].as_posix())
+            found.append((target.as_posix(), spec.name))
+    found.sort(key=lambda item: item[1])
     return found, ignored
 
 
 def _walk(
-    root: Path,
+    root: str,
     excluded: Path | None,
     diags: Diagnostics,
-    found: list[tuple[Path, Path]],
-    ignored: list[Path],
+    found: list[tuple[str, str]],
+    ignored: list[str],
 ) -> None:
-    """Walk `root` without recursion, folders in sorted order, files of a folder before its subfolders. A file's
-    paths are its folder's joined with its name: parsing every entry's whole path was most of the walk's time.
-    """
-    pending: list[tuple[Path, Path]] = [
-        (root, Path())
-    ]  # a folder, and below root
+    """Walk `root` without recursion, folders in sorted order, files of a folder before its subfolders."""
+    pending = [(root, "")]  # a folder, and its path below root (with a final slash)
     while pending:
         folder, below = pending.pop()
         try:
             with os.scandir(folder) as listing:
                 entries = sorted(listing, key=lambda entry: entry.name)
         except OSError as exc:
-            _report(diags, folder, "read", f"cannot list the folder: {exc.strerror}")
+            _report(
+                diags, Path(folder), "read", f"cannot list the folder: {exc.strerror}"
+            )
             continue
+        # as `Path(folder) / name` prints: no `./` before the names in `.`
+        prefix = "" if folder == "." else folder.rstrip("/") + "/"
         subfolders = []
         for entry in entries:
             name = entry.name
             if name.startswith("."):
                 continue
+            path = prefix + name
             try:
                 is_link = entry.is_symlink()
                 is_folder = not is_link and entry.is_dir(follow_symlinks=False)
             except OSError as exc:
                 _report(
                     diags,
-                    folder / name,
+                    Path(path),
                     "read",
                     f"cannot inspect the file: {exc.strerror}",
                 )
                 continue
             if is_folder:
-                path = folder / name
-                if excluded is None or path.resolve() != excluded:
-                    subfolders.append((path, below / name))
+                if excluded is None or Path(path).resolve() != excluded:
+                    subfolders.append((path, f"{below}{name}/"))
             else:
-                _candidate(folder, below, name, is_link, diags, found, ignored)
+                _candidate(path, below + name, is_link, diags, found, ignored)
         pending.extend(reversed(subfolders))
 
 
 def _candidate(
-    folder: Path,
-    below: Path,
-    name: str,
+    path: str,
+    rel: str,
     is_link: bool,
     diags: Diagnostics,
-    found: list[tuple[Path, Path]],
-    ignored: list[Path],
+    found: list[tuple[str, str]],
+    ignored: list[str],
 ) -> None:
     """Sort one directory entry into found, ignored or a diagnostic; a link is judged by its name alone."""
-    path = folder / name
-    spec_like = name.endswith(SPEC_SUFFIXES)
+    spec_like = path.endswith(SPEC_SUFFIXES)
     if is_link and spec_like:
-        _report(diags, path, "symlink", _LINK_NOT_FOLLOWED)
+        _report(diags, Path(path), "symlink", _LINK_NOT_FOLLOWED)
     elif is_link or not spec_like or route(path) is None:
-        ignored.append(Path(printable(str(path))))
+        ignored.append(printable(path))
+    elif UNSAFE_CHARACTERS.search(rel):
+        _report(diags, Path(path), "file-name", _UNUSABLE_NAME)
     else:
-        rel = below / name
-        if UNSAFE_CHARACTERS.search(rel.as_posix()):
-            _report(diags, path, "file-name", _UNUSABLE_NAME)
-        else:
-            found.append((path, rel))
+        found.append((path, rel))
 
 
 def _report(diags: Diagnostics, path: Path, code: str, message: str) -> None:

@@ -440,6 +440,20 @@ def test_a_file_read_during_a_rebuild_is_checked_by_its_stamp_or_its_hash(
     assert out.bytes_of("alpha.py") == clean
 
 
+@pytest.mark.parametrize("written", ["specs", "./specs", "specs/", "."])
+def test_the_scan_names_spec_files_as_the_compile_does(
+    project: Path, compiles: list[int], monkeypatch: pytest.MonkeyPatch, written: str
+) -> None:
+    """The scan walks with strings (sources.discover_names), the compile with Paths: however SPECS is
+    written, both must name a file alike, or no rebuild would ever be a no-op."""
+    if written == ".":
+        monkeypatch.chdir(project / "specs")
+    out = "out" if written != "." else "../out"
+    assert cli.main([written, "-o", out, "-q"]) == 0
+    assert cli.main([written, "-o", out, "-q"]) == 0
+    assert compiles == [1]
+
+
 def _spec_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The spec files the rebuild record's scan reads (by name)."""
     read: list[str] = []

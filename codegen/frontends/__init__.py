@@ -7,6 +7,7 @@ and for a `.sql` file from its first bytes: only one that opens with the Brimley
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,9 +20,9 @@ SPEC_SUFFIXES = (".gram", ".json", ".yaml", ".yml", ".sql")
 BRIMLEY_SUFFIXES = (".yaml", ".yml", ".sql")
 
 
-def route(path: Path) -> FrontEnd | None:
+def route(path: Path | str) -> FrontEnd | None:
     """The front end for a file, or None if the file is not a spec (it is then ignored)."""
-    name = path.name
+    name = path.name if isinstance(path, Path) else posixpath.basename(path)
     if name.endswith(".gram"):
         from .gram import load_gram_file
 
@@ -41,5 +42,5 @@ def route(path: Path) -> FrontEnd | None:
     if name.endswith(".sql"):
         from .brimley import has_sql_header, load_brimley_sql
 
-        return load_brimley_sql if has_sql_header(path) else None
+        return load_brimley_sql if has_sql_header(Path(path)) else None
     return None
