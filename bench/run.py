@@ -137,9 +137,11 @@ def make_specs(
 def _build(specs: Path, out: Path) -> float:
     """One `codegen SPECS -o OUT -q` in this process, as `python -m codegen` runs it: codegen's own digest
     computed again, and the cyclic collector off (`codegen/__main__.py`; with it on, its first pass after the
-    compile walks every object the compile made, a tenth of a second for 1,000 tools).
+    compile walks every object the compile made, a tenth of a second for 1,000 tools). The file system's
+    pending writes are flushed first (untimed), so that no build is charged with writing out the last one's.
     """
     cache.codegen_digest.cache_clear()
+    os.sync()
     gc.disable()
     try:
         start = time.perf_counter()
@@ -170,23 +172,25 @@ def _peak_mb(specs: Path, out: Path) -> float:
     return usage.ru_maxrss / 1024  # kilobytes on Linux
 
 
-def bench(count: int, per_file: int = TOOLS_PER_FILE) -> dict[str, Any]:
+def bench(
+    count: int, per_file: int = TOOLS_PER_FILE, repeat: int = 5
+) -> dict[str, Any]:
     """A first build, a no-op rebuild (in this process and as a process of its own), and a rebuild after
-    editing one spec file (its first tool's description)."""
+    editing one spec file (its first tool's description); each the median of `repeat`.
+    """
     with tempfile.TemporaryDirectory() as tmp:
         specs, out = Path(tmp) / "specs", Path(tmp) / "out"
         os.environ["CODEGEN_CACHE_DIR"] = str(Path(tmp) / "cache")
         make_specs(specs, count, per_file=per_file)
-        # Each figure the median of three (the machines are noisy): first builds into new folders (the
-        # last one, OUT, kept for the rebuilds), no-op rebuilds, and rebuilds after three edits of one file.
-        first = statistics.median(
-            _build(specs, Path(tmp) / name) for name in ("first1", "first2", "out")
-        )
-        noop = statistics.median(_build(specs, out) for _ in range(3))
+        # Each figure a median (the machines are noisy): first builds into new folders (the last one, OUT,
+        # kept for the rebuilds), no-op rebuilds, and rebuilds after as many edits of one file.
+        firsts = [Path(tmp) / f"first{n}" for n in range(1, repeat)] + [out]
+        first = statistics.median(_build(specs, folder) for folder in firsts)
+        noop = statistics.median(_build(specs, out) for _ in range(repeat))
         noop_process = _process(specs, out)
         edited = specs / "tools" / "batch_00000.json"
         edits = []
-        for n in range(3):
+        for n in range(repeat):
             text = edited.read_text()
             edited.write_text(
                 text.replace("Synthetic tool 0", f"Synthetic tool 0 ({n})", 1)
@@ -299,8 +303,17 @@ def main() -> None:
         metavar="K",
         help=f"tools in a spec file (default {TOOLS_PER_FILE}; 1 is the issue's form, one file per tool)",
     )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=5,
+        metavar="N",
+        help="builds of each kind, of which the median is shown (default 5)",
+    )
     args = parser.parse_args()
-    print(f"spec files of {args.tools_per_file} tool(s) each")
+    print(
+        f"spec files of {args.tools_per_file} tool(s) each; the median of {args.repeat} builds of each kind"
+    )
     sizes = args.sizes + ([10_000] if args.large and 10_000 not in args.sizes else [])
     print(
         f"{'tools':>6} {'spec files':>10} {'output lines':>12} {'first s':>8} {'tools/s':>8}"
@@ -309,7 +322,7 @@ def main() -> None:
     )
     rows = []
     for count in sizes:
-        row = bench(count, args.tools_per_file)
+        row = bench(count, args.tools_per_file, args.repeat)
         rows.append(row)
         first = row["first"]
         print(
