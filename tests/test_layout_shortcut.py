@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from codegen.backends.layout import split_statement
 from codegen.backends.statements import (
     annotated_assignment,
+    exploded_class,
     exploded_tuple,
     statement,
 )
@@ -254,3 +255,47 @@ def test_the_tuple_shortcut_takes_tool_specs() -> None:
                 lines = exploded_tuple(text, depth)
                 assert lines is not None
                 assert "\n".join(lines) == split_statement(text, depth)
+
+
+# -- a class whose bases end with a magic trailing comma (the package's Tools) ---------------------------------
+
+BASE = st.one_of(
+    DOTTED,
+    NAME,
+    st.tuples(NAME, SHORT_NAME).map(".".join),
+    st.sampled_from(["Protocol", "_tools_字.Tools", "x.None", "lambda", "a.b.c.Tools"]),
+)
+
+
+@st.composite
+def class_lines(draw: st.DrawFn) -> str:
+    bases = draw(st.lists(BASE, min_size=1, max_size=6))
+    comma = draw(st.sampled_from([",", ", ", ""]))
+    return f"class {draw(NAME)}({', '.join(bases)}{comma}):"
+
+
+@settings(
+    max_examples=800,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(class_lines(), st.integers(0, 3))
+def test_the_class_shortcut_agrees_with_the_whole_algorithm(
+    text: str, depth: int
+) -> None:
+    lines = exploded_class(text, depth)
+    if lines is not None:
+        assert "\n".join(lines) == split_statement(text, depth)
+    assert statement(text, depth) == split_statement(text, depth)
+
+
+def test_the_class_shortcut_takes_the_packages_tools_protocol() -> None:
+    for count in (2, 3, 50):
+        bases = [f"_tools_batch_{n:05d}.Tools" for n in range(count - 1)] + ["Protocol"]
+        text = f"class Tools({', '.join(bases)},):"
+        for depth in range(3):
+            lines = exploded_class(text, depth)
+            assert lines is not None and len(lines) == count + 2
+            assert "\n".join(lines) == split_statement(text, depth)
