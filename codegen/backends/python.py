@@ -119,13 +119,15 @@ def subpackage_inits(plan: PackagePlan) -> list[str]:
 
 def _render_subpackage(plan: PackagePlan, package: str) -> PythonFile:
     dotted = package.replace("/", ".")
+    constants = _Constants()
     text = render(
         "subpackage_init.py.jinja",
         package=package,
         runtime=_relative(dotted + ".__init__", "_runtime"),
         children=_children(plan, dotted),
+        constant=constants,
     )
-    return PythonFile(text, {})
+    return PythonFile(text, constants.splices)
 
 
 def runtime_files(plan: PackagePlan) -> dict[str, str]:

@@ -3,8 +3,8 @@ from typing import TYPE_CHECKING
 
 from ..._runtime import lazy as _lazy
 
+# The modules here, each imported when first used (as the package's own names are).
+_MODULES: list[str] = ["dunning_letter", "exchange_rate", "forecast_cash"]
+
 if not TYPE_CHECKING:
-    # Each module here is imported when first used, as the top-level package's names are.
-    __getattr__, __dir__ = _lazy.package_attributes(
-        __name__, globals(), {}, ["dunning_letter", "exchange_rate", "forecast_cash"]
-    )
+    __getattr__, __dir__ = _lazy.package_attributes(__name__, globals(), {}, _MODULES)
