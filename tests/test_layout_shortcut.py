@@ -10,6 +10,7 @@ lines the templates print (or it saves nothing).
 from __future__ import annotations
 
 import keyword
+from collections.abc import Callable
 
 import pytest
 
@@ -224,21 +225,31 @@ def tuple_lines(draw: st.DrawFn) -> str:
     return f"{draw(NAME)}: {draw(ANNOTATION)} = ({', '.join(elements)},)"
 
 
-@settings(
+AGREEMENT = settings(
     max_examples=800,
     deadline=None,
     derandomize=True,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
+
+
+def _agrees(
+    shortcut: Callable[[str, int], list[str] | None], text: str, depth: int
+) -> None:
+    """The shortcut's lines, when it answers, and `statement`'s always, are the whole algorithm's."""
+    lines = shortcut(text, depth)
+    if lines is not None:
+        assert "\n".join(lines) == split_statement(text, depth)
+    assert statement(text, depth) == split_statement(text, depth)
+
+
+@AGREEMENT
 @given(tuple_lines(), st.integers(0, 3))
 def test_the_tuple_shortcut_agrees_with_the_whole_algorithm(
     text: str, depth: int
 ) -> None:
-    lines = exploded_tuple(text, depth)
-    if lines is not None:
-        assert "\n".join(lines) == split_statement(text, depth)
-    assert statement(text, depth) == split_statement(text, depth)
+    _agrees(exploded_tuple, text, depth)
 
 
 def test_the_tuple_shortcut_takes_tool_specs() -> None:
@@ -274,21 +285,12 @@ def class_lines(draw: st.DrawFn) -> str:
     return f"class {draw(NAME)}({', '.join(bases)}{comma}):"
 
 
-@settings(
-    max_examples=800,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+@AGREEMENT
 @given(class_lines(), st.integers(0, 3))
 def test_the_class_shortcut_agrees_with_the_whole_algorithm(
     text: str, depth: int
 ) -> None:
-    lines = exploded_class(text, depth)
-    if lines is not None:
-        assert "\n".join(lines) == split_statement(text, depth)
-    assert statement(text, depth) == split_statement(text, depth)
+    _agrees(exploded_class, text, depth)
 
 
 def test_the_class_shortcut_takes_the_packages_tools_protocol() -> None:

@@ -366,16 +366,23 @@ def test_a_forged_file_of_the_same_size_and_time_is_repaired(
     record = _stamped_build(project)
     alpha = project / "out" / "alpha.py"
     assert "alpha.py" in record.stamps
-    clean, info = alpha.read_bytes(), alpha.stat()
-    forged = clean.replace(b"Do not edit", b"Do now edit")
-    assert forged != clean and len(forged) == len(clean)
-    with open(alpha, "r+b") as handle:  # in place: the same inode
-        handle.write(forged)
-    os.utime(alpha, ns=(info.st_atime_ns, info.st_mtime_ns))
-    assert alpha.stat().st_ino == info.st_ino and alpha.stat().st_size == info.st_size
+    clean = alpha.read_bytes()
+    _forge_in_place(alpha, b"Do not edit", b"Do now edit")
     assert _build() == 0
     assert compiles == [1, 1, 1]
     assert alpha.read_bytes() == clean
+
+
+def _forge_in_place(path: Path, old: bytes, new: bytes) -> None:
+    """Replace `old` by `new` (of its size) in the file, keeping its inode, size and modification time: only
+    its change time tells."""
+    clean, info = path.read_bytes(), path.stat()
+    forged = clean.replace(old, new)
+    assert forged != clean and len(forged) == len(clean)
+    with open(path, "r+b") as handle:
+        handle.write(forged)
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert path.stat().st_ino == info.st_ino and path.stat().st_size == info.st_size
 
 
 def _stat(mode: int, size: int, ctime: int) -> os.stat_result:
@@ -484,15 +491,8 @@ def test_a_forged_spec_of_the_same_size_and_time_is_compiled_again(
     project: Path, compiles: list[int]
 ) -> None:
     record = _stamped_build(project)
-    alpha = project / "specs" / "alpha.json"
     assert "specs/alpha.json" in record.spec_stamps  # by its path as shown
-    clean, info = alpha.read_bytes(), alpha.stat()
-    forged = clean.replace(b"A tool.", b"A toop.")
-    assert forged != clean and len(forged) == len(clean)
-    with open(alpha, "r+b") as handle:  # in place: the same inode
-        handle.write(forged)
-    os.utime(alpha, ns=(info.st_atime_ns, info.st_mtime_ns))
-    assert alpha.stat().st_ino == info.st_ino and alpha.stat().st_size == info.st_size
+    _forge_in_place(project / "specs" / "alpha.json", b"A tool.", b"A toop.")
     assert _build() == 0
     assert compiles == [1, 1, 1]
     assert "A toop." in (project / "out" / "alpha.py").read_text()
