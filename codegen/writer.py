@@ -15,6 +15,7 @@ import difflib
 import functools
 import errno
 import hashlib
+import itertools
 import json
 import os
 import posixpath
@@ -47,6 +48,10 @@ _FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEX
 # O_NONBLOCK: opening a FIFO planted in OUT must not hang; it is then refused as not a regular file.
 _READ_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+# Temporary files: `.codegen-<prefix>-<pid>-<n>.tmp`, the prefix drawn once (a draw per file was a system call
+# per file), the process id for a forked child, which has the same prefix and numbers.
+_TEMPORARY_PREFIX = secrets.token_hex(8)
+_TEMPORARY_NUMBERS = itertools.count()
 _LINK_ERRORS = {errno.ELOOP, errno.ENOTDIR, getattr(errno, "EMLINK", errno.ELOOP)}
 
 
@@ -307,11 +312,16 @@ class OutputFolder:
 
     @staticmethod
     def _write_in(folder: int, name: str, data: bytes) -> None:
-        temporary = f".codegen-{secrets.token_hex(8)}.tmp"
+        number = next(_TEMPORARY_NUMBERS)
+        temporary = f".codegen-{_TEMPORARY_PREFIX}-{os.getpid()}-{number}.tmp"
         fd = os.open(temporary, _CREATE_FLAGS, 0o666, dir_fd=folder)
         try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)
             os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
         except BaseException:
             with contextlib.suppress(OSError):
