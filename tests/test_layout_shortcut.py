@@ -301,3 +301,51 @@ def test_the_class_shortcut_takes_the_packages_tools_protocol() -> None:
             lines = exploded_class(text, depth)
             assert lines is not None and len(lines) == count + 2
             assert "\n".join(lines) == split_statement(text, depth)
+
+
+# -- TOOL_SPECS as the module template prints it: the tuple of calls read from TOKEN's matches ----------------
+
+ARGUMENT = st.one_of(
+    st.tuples(SHORT_NAME, ITEM).map("=".join),
+    st.tuples(SHORT_NAME, TEXT.map(py_literal)).map("=".join),
+    st.sampled_from(
+        ["result_type=Any", "metadata={'k': [1, 2,]}", "x=f(a,)", "y=lambda: 1"]
+    ),
+)
+CALL = st.tuples(
+    st.sampled_from(["_dispatch.ToolSpec", "ToolSpec", "a.b.C", "f"]),
+    st.lists(ARGUMENT, min_size=1, max_size=7),
+).map(lambda t: f"{t[0]}({', '.join(t[1])},)")
+
+
+@st.composite
+def tool_specs_lines(draw: st.DrawFn) -> str:
+    head = draw(
+        st.sampled_from(
+            ["TOOL_SPECS: tuple[_dispatch.ToolSpec, ...]", "X: tuple[a.B, ...]"]
+        )
+    )
+    return f"{head} = ({', '.join(draw(st.lists(CALL, min_size=1, max_size=4)))},)"
+
+
+@AGREEMENT
+@given(tool_specs_lines(), st.integers(0, 3))
+def test_the_tool_specs_shortcut_agrees_with_the_whole_algorithm(
+    text: str, depth: int
+) -> None:
+    _agrees(exploded_tuple, text, depth)
+
+
+def test_the_tool_specs_shortcut_reads_tokens_for_the_usual_lines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A TOOL_SPECS of arguments that fit is laid out without a Line of leaves."""
+    import codegen.backends.statements as statements
+
+    monkeypatch.setattr(statements, "tokenize", lambda text: pytest.fail(text))
+    spec = '_dispatch.ToolSpec(name="{0}", method="{0}", description="{1}", args_model=Args, result_type=Any,)'
+    for count in (1, 3):
+        elements = ", ".join(spec.format(f"t{n}", "字" * n) for n in range(count))
+        text = f"TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = ({elements},)"
+        lines = exploded_tuple(text, 0)
+        assert lines is not None and len(lines) == 2 + 7 * count

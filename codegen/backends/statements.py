@@ -158,6 +158,9 @@ def exploded_tuple(text: str, depth: int) -> list[str] | None:
     its head would need splitting."""
     if not text.endswith(",)") or ": " not in text:
         return None
+    calls = _exploded_calls(text, depth)
+    if calls is not None:
+        return calls
     leaves = tokenize(text)
     if len(leaves) < 10 or leaves[1].kind != ":" or leaves[0].kind != "name":
         return None
@@ -229,8 +232,7 @@ def exploded_class(text: str, depth: int) -> list[str] | None:
         return None
     bases = match.group(2).split(", ")
     if len(bases) < 2 or not all(
-        _DOTTED_NAME.fullmatch(base)
-        and not _NOT_A_NAME.intersection(base.split("."))
+        _DOTTED_NAME.fullmatch(base) and not _NOT_A_NAME.intersection(base.split("."))
         for base in bases
     ):
         return None
@@ -239,6 +241,86 @@ def exploded_class(text: str, depth: int) -> list[str] | None:
     lines += [f"{indent}    {base}," for base in bases]
     lines.append(f"{indent}):")
     return _all_fit(lines)
+
+
+# The commonest case, TOOL_SPECS: a tuple of calls `Dotted(a1, ..., ak,)` (k >= 2) whose every argument fits on
+# its line as it is. `_exploded_call` then keeps each argument as it is, and the lines follow from where the
+# commas are: found from TOKEN's matches (strings are one match), without a Line of leaves (most of the time
+# the layout of a module of one tool took).
+_CALLS_HEAD = re.compile(r"[A-Z_][A-Z0-9_]*: tuple\[[^\W\d][\w.]*, \.\.\.\] = \(")
+_COMMA: Token = ("", "", "", "", "", ",")
+
+
+def _exploded_calls(text: str, depth: int) -> list[str] | None:
+    """`exploded_tuple`'s lines for such a tuple; None for anything else (which it lays out from leaves)."""
+    head = _CALLS_HEAD.match(text)
+    if head is None:
+        return None
+    body = text[head.end() : -1]  # the elements, each with its comma
+    tokens = TOKEN.findall(body)
+    if sum(map(_token_length, tokens)) != len(body) or not tokens:
+        return None
+    elements = _split_at_commas(tokens)
+    if elements is None:
+        return None
+    indent = "    " * depth
+    inner, argument_indent = indent + "    ", indent + "        "
+    lines = [indent + text[: head.end()]]
+    for index, element in enumerate(elements):
+        if index and element[0][0] != " ":
+            return None
+        opening = 1
+        while opening + 1 < len(element) and element[opening][5] == ".":
+            if element[opening][0] or not _plain_name(element[opening + 1], ""):
+                return None
+            opening += 2
+        if (
+            not _plain_name(element[0], " " if index else "")
+            or opening + 3 >= len(element)
+            or element[opening] != ("", "", "", "", "", "(")
+            or element[-1] != ("", "", "", "", "", ")")
+            or element[-2] != _COMMA
+            or _matching(element, opening) != len(element) - 1
+        ):
+            return None
+        arguments = _split_at_commas(element[opening + 1 : -1])
+        if arguments is None or len(arguments) < 2:
+            return None
+        call = "".join("".join(token) for token in element[: opening + 1])
+        lines.append(inner + call.lstrip(" "))
+        for argument in arguments:
+            line = argument_indent + "".join("".join(t) for t in argument).lstrip(" ")
+            if not _fits(line + ",") or MAYBE_MAGIC.search(line):
+                return None  # `transform` lays it out (exploded_tuple, from leaves)
+            lines.append(line + ",")
+        lines.append(inner + "),")
+    lines.append(indent + ")")
+    return _all_fit(lines)
+
+
+def _split_at_commas(tokens: list[Token]) -> list[list[Token]] | None:
+    """`tokens`, each part ending with a comma outside brackets, cut after those commas (the commas dropped);
+    None when a part does not end so, or a `lambda` or `for` (which change what a comma is) is anywhere.
+    """
+    parts: list[list[Token]] = []
+    current: list[Token] = []
+    level = 0
+    for token in tokens:
+        op = token[5]
+        if op in OPENING:
+            level += 1
+        elif op in CLOSING:
+            level -= 1
+        elif token[4] in ("lambda", "for"):
+            return None
+        elif op == "," and level == 0:
+            if not current:
+                return None
+            parts.append(current)
+            current = []
+            continue
+        current.append(token)
+    return None if current or level else parts
 
 
 def _transformed(leaves: list[Leaf], depth: int) -> list[str]:
