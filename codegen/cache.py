@@ -504,9 +504,8 @@ class Previous:
     read: list[str]
     ignored: list[str]
     inputs: str  # input_digest of a build now
-    spec_stamps: dict[
-        str, SpecStamp
-    ]  # the spec files' stamps for the next record (`scan`)
+    # the spec files' stamps for the next record (`scan`)
+    spec_stamps: dict[str, SpecStamp]
 
     @property
     def unchanged(self) -> bool:
