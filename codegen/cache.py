@@ -293,7 +293,7 @@ class Record:
                 for path, entry in doc["spec_stamps"].items()
                 if type(entry) is list
                 and len(entry) == len(_STAMP) + 1
-                and set(map(type, entry)) == _INT_AND_STRING
+                and set(map(type, entry[:-1])) == _INT
                 and type(entry[-1]) is str
             }
             if len(spec_stamps) != len(doc["spec_stamps"]):
@@ -364,7 +364,7 @@ def load(out: Path) -> Record | None:
 _STAMP = ("st_dev", "st_ino", "st_size", "st_mtime_ns", "st_ctime_ns")
 
 
-_INT, _INT_AND_STRING = {int}, {int, str}
+_INT = {int}
 
 
 def _dumps(document: Any) -> bytes:

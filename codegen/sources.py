@@ -138,7 +138,7 @@ def _candidate(
     spec_like = path.endswith(SPEC_SUFFIXES)
     if is_link and spec_like:
         _report(diags, Path(path), "symlink", _LINK_NOT_FOLLOWED)
-    elif is_link or not spec_like or route(path) is None:
+    elif is_link or route(path) is None:
         ignored.append(printable(path))
     elif UNSAFE_CHARACTERS.search(rel):
         _report(diags, Path(path), "file-name", _UNUSABLE_NAME)

@@ -543,3 +543,20 @@ def test_a_record_holding_a_lone_surrogate_is_written_and_read_back() -> None:
         "i" * 64, {"a.py": ("0" * 64, 1)}, stamps={"a.py": [1, 2**63, 3, 4, 5]}
     )
     assert cache.Record.from_json(plain.to_json()) == plain
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        [1, "2", 3, 4, 5, "f" * 64],  # a stamp field that is no integer
+        [1, 2, 3, 4, 5, 6],  # no hash
+        [1, 2, 3, 4, "f" * 64],  # a field short
+    ],
+)
+def test_a_record_with_a_malformed_spec_stamp_is_refused(entry: list[Any]) -> None:
+    good = cache.Record(
+        "i" * 64, {}, spec_stamps={"specs/a.json": [1, 2, 3, 4, 5, "f" * 64]}
+    )
+    assert cache.Record.from_json(good.to_json()) == good
+    bad = cache.Record("i" * 64, {}, spec_stamps={"specs/a.json": entry})
+    assert cache.Record.from_json(bad.to_json()) is None
