@@ -10,6 +10,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from codegen.backends import schemas
 from codegen.runtime.exports import dump_json
 
 JSON_VALUES = st.recursive(
@@ -253,21 +254,50 @@ def test_the_first_problem_in_path_order_is_the_one_reported(tmp_path: Any) -> N
         write_output(out, {"b/c.py": "y = 2\n", "a.py": "x = 1\n"})  # b/ read first
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.dictionaries(st.text(), JSON_VALUES, min_size=1, max_size=3), JSON_VALUES)
-def test_dump_json_sharing_text_between_values(member: Any, other: Any) -> None:
-    """Objects two levels down written once and copied: the same text as writing each value afresh, whatever
-    level the shared object stands at in the next value."""
-    shared: dict[int, Any] = {}
-    values = [
-        {"tool": {"schema": member, "other": other}},
-        {"x": {"y": member}, "z": member},
-        [{"deep": {"er": {"still": member}}}],
-        {"tool": {"schema": member}},
-    ]
-    for value in values:
-        expected = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
-        assert dump_json(value, shared) == expected
+# Floats where orjson and Python write them otherwise (exponents, small values, NaN, infinities) and where they
+# agree, beside the values the draws give.
+AWKWARD_FLOATS = st.sampled_from(
+    [0.5, 1e-4, 1.5e-5, 0.00001, 1e-7, 1e15, 1e16, 1.2345678901234568e17, 5e-324]
+    + [-0.0, math.nan, math.inf, -math.inf, 9999999999999998.0]
+)
+
+
+@settings(max_examples=800, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | AWKWARD_FLOATS
+        # strings that look like the numbers and nulls the fast path looks for
+        | st.text()
+        | st.sampled_from(["null", " null", "1e-5", "0.00001", "date-time"]),
+        lambda inner: st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(), inner, max_size=4),
+        max_leaves=20,
+    )
+)
+@example({"a": [1e-05, None], "b": "e-mail"})
+@example([math.nan, "null"])
+def test_the_back_ends_dump_json_is_json_dumps(value: Any) -> None:
+    """orjson's text where it is json.dumps's, json.dumps's (through exports.dump_json) where it may not be."""
+    expected = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    assert schemas.dump_json(value) == expected
+
+
+def test_the_back_ends_dump_json_takes_the_fast_path_for_a_usual_schema(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """(So that the test above covers orjson's text, not only the fallback.)"""
+    schema = {
+        "type": "object",
+        "properties": {
+            "n": {"type": "number", "multipleOf": 0.5, "format": "date-time"}
+        },
+        "required": ["n"],
+    }
+    monkeypatch.setattr(
+        schemas.exports, "dump_json", None
+    )  # the fallback fails if called
+    assert schemas.dump_json(schema) == json.dumps(schema, indent=2) + "\n"
 
 
 # -- a field's default checked against its subschema alone -------------------------------------------------

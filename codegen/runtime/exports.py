@@ -235,18 +235,13 @@ def render_export(
     return exported if isinstance(exported, str) else dump_json(exported)
 
 
-def dump_json(value: Any, shared: dict[int, Any] | None = None) -> str:
+def dump_json(value: Any) -> str:
     """`json.dumps(value, indent=2, ensure_ascii=False)` and a newline. Written here because the standard
     encoder, once asked to indent, runs a Python generator per value, which dominated large exports.
-
-    `shared`, a dict kept by the caller for several values holding the same objects (one tool's definition
-    and its MCP and Anthropic forms, which keep its schemas' members as they are), remembers the text of
-    the objects two levels down (a tool's schemas' members) to copy it the next time; they must not change
-    while it is kept.
     """
     parts: list[str] = []
     try:
-        _dump(value, parts, "\n", shared)
+        _dump(value, parts, "\n")
     except _Unusual:
         return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
     parts.append("\n")
@@ -258,29 +253,15 @@ class _Unusual(Exception):
 
 
 _json_string = json.encoder.encode_basestring  # ensure_ascii=False
-_SHARED_LEVEL = (
-    "\n    "  # the line break and indentation of the objects `shared` remembers
-)
 
 
-def _dump(
-    value: Any, out: list[str], newline: str, shared: dict[int, Any] | None = None
-) -> None:
+def _dump(value: Any, out: list[str], newline: str) -> None:
     # Containers first and string members written in place: most values of a schema are strings in objects,
     # and a call per value was most of the time of a large export.
     if isinstance(value, dict):
         if not value:
             out.append("{}")
             return
-        if shared is not None:
-            if newline == _SHARED_LEVEL:
-                known = shared.get(id(value))
-                if known is not None and known[0] is value:  # (the object, its text)
-                    out.append(known[1])
-                    return
-                first = len(out)
-            elif len(newline) > len(_SHARED_LEVEL):
-                shared = None  # nothing deeper is remembered
         inner = newline + "  "
         separator = "{" + inner
         for key, item in value.items():
@@ -290,14 +271,9 @@ def _dump(
                 out.append(separator + _json_string(key) + ": " + _json_string(item))
             else:
                 out.append(separator + _json_string(key) + ": ")
-                _dump(item, out, inner, shared)
+                _dump(item, out, inner)
             separator = "," + inner
         out.append(newline + "}")
-        if shared is not None and newline == _SHARED_LEVEL:
-            text = "".join(out[first:])
-            del out[first:]
-            out.append(text)
-            shared[id(value)] = (value, text)
     elif isinstance(value, (list, tuple)):
         if not value:
             out.append("[]")
@@ -309,7 +285,7 @@ def _dump(
                 out.append(separator + _json_string(item))
             else:
                 out.append(separator)
-                _dump(item, out, inner, shared)
+                _dump(item, out, inner)
             separator = "," + inner
         out.append(newline + "]")
     elif isinstance(value, str):
