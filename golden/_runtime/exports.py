@@ -880,7 +880,7 @@ def _json_text(schema: Any) -> dict[str, Any]:
     if rest is True or rest == {}:
         text = "JSON text of any JSON value."
     else:
-        compact = json.dumps(rest, ensure_ascii=False, separators=(",", ":"))
+        compact = _compact(rest)
         text = f"JSON text of a value matching this JSON Schema: {compact}"
     return {"type": "string", "description": f"{own}\n{text}" if own else text}
 
@@ -964,7 +964,17 @@ def _notes(schema: Mapping[str, Any], handled: Iterable[str]) -> list[str]:
 
 
 def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    kind = type(value)  # the usual constraint values without the encoder's walk
+    if kind is int:
+        return int.__repr__(value)
+    if kind is str:
+        return _json_string(value)
+    return _COMPACT(value)
+
+
+# `json.dumps(value, ensure_ascii=False, separators=(",", ":"))`, whose arguments make it build an encoder
+# per call.
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _constraint(key: str, value: Any) -> str:
@@ -1314,6 +1324,8 @@ class _Xml:
 
 def _nullable_alternative(schema: Mapping[str, Any]) -> dict[str, Any] | None:
     """`{"anyOf": [X, {"type": "null"}], ...}` as X admitting null (X's `type` gains "null"), else None."""
+    if "anyOf" not in schema and "oneOf" not in schema:
+        return None  # the common case, asked at every `$ref` followed
     structure = [k for k in schema if k in _STRUCTURE]
     if len(structure) != 1 or structure[0] not in ("anyOf", "oneOf"):
         return None
@@ -1337,12 +1349,17 @@ def _pointer_of(schema: Mapping[str, Any]) -> str | None:
     return _pointer(ref) if isinstance(ref, str) else None
 
 
+_COMBINED = frozenset({"anyOf", "oneOf", "allOf", "$ref"})
+
+
 def _only(schema: Mapping[str, Any], kind: str) -> bool:
     """`type` is `kind` (perhaps nullable), and no alternatives or intersections complicate it."""
     types = _types(schema) or (
         [kind] if kind == "object" and "properties" in schema else []
     )
-    combined = bool({"anyOf", "oneOf", "allOf", "$ref"} & set(_structure(schema)))
+    combined = not _COMBINED.isdisjoint(schema) and not _COMBINED.isdisjoint(
+        _structure(schema)
+    )
     return [t for t in types if t != "null"] == [kind] and not combined
 
 
