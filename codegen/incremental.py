@@ -29,7 +29,7 @@ from typing import Any
 
 import orjson
 
-from .backends.python import python_units, runtime_files, subpackage_inits
+from .backends.python import python_units, runtime_names, subpackage_inits
 from .backends.schemas import (
     ExportSpans,
     dump_json,
@@ -80,7 +80,9 @@ def init_key(plan: PackagePlan) -> str:
     ]
     try:
         text = orjson.dumps(document)  # a fifth of json's time for 10,000 modules
-    except orjson.JSONEncodeError:  # a lone surrogate, a key that is no string: json takes them
+    except (
+        orjson.JSONEncodeError
+    ):  # a lone surrogate, a key that is no string: json takes them
         text = json.dumps(document, separators=(",", ":")).encode("ascii")
     return hashlib.sha256(text).hexdigest()
 
@@ -346,8 +348,8 @@ def _files(
     same_init: bool,
 ) -> tuple[dict[str, str], dict[str, tuple[str, int]], ExportSpans]:
     """Every file of OUT: those of the modules compiled again rendered, those of the reused ones kept as OUT
-    has them (path -> sha256, size: never read), and the package-wide ones composed again (`__init__.py`
-    only when what it is made of changed: `same_init` when it did not).
+    has them (path -> sha256, size: never read), as is the runtime, and the package-wide ones composed again
+    (`__init__.py` only when what it is made of changed: `same_init` when it did not).
     """
     kept: dict[str, tuple[str, int]] = {}
 
@@ -375,8 +377,11 @@ def _files(
             keep(f"schemas/{func}.json")
         for _, (_, _, cls) in parts.entity_claims:
             keep(f"schemas/entities/{cls}.json")
-    files.update(runtime_files(plan))
-    files["py.typed"] = ""
+    # The runtime is codegen's own files, verbatim: the record is this codegen's (its digest is in the record's
+    # key), so the runtime OUT has as recorded is the one this build would write.
+    for name in runtime_names(plan):
+        keep(f"_runtime/{name}")
+    keep("py.typed")
     # A tool compiled again whose definition for LLMs is what it was (its schema file, which names the tool,
     # has the same bytes) has the same entries in the export files: they are a function of that definition
     # and the exported name (checked below), so they are copied like those of the tools not compiled again.

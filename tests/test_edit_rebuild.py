@@ -233,7 +233,9 @@ def test_a_damaged_record_means_a_full_build(
     assert path is not None
     record = json.loads(path.read_text())
     parts = json.loads(record["parts"])  # kept as JSON text in the record
-    if damage == "claim":  # alpha's function name as if it had been another (alpha comes before the edit)
+    if (
+        damage == "claim"
+    ):  # alpha's function name as if it had been another (alpha comes before the edit)
         claims = parts["modules"]["alpha.json"]["claims"]
         index = claims.index("falpha")  # the function `alpha` (got as asked)
         claims[index] = ["functions", ["alpha"], "other"]
@@ -346,6 +348,40 @@ def test_an_edit_that_leaves_the_package_init_as_it_was_does_not_render_it(
         _same_as_a_full_build(capsys)[0] == 0
     )  # a tool less: the init is rendered again
     assert reuses[2] is True and calls == [1, 1]
+
+
+def test_an_edit_keeps_the_runtime_as_out_has_it(
+    project: Path,
+    reuses: list[bool],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The runtime is codegen's own files, verbatim: an edit rebuild neither reads nor writes them again. (A
+    runtime file changed in OUT since is not vouched for: the next build is a full one, and writes it again.)
+    """
+    from codegen.backends import python
+
+    assert cli.main(["specs", "-o", "out"]) == 0
+    runtime = project / "out" / "_runtime" / "dispatch.py"
+    before = runtime.stat().st_mtime_ns
+    read: list[str] = []
+    original = python.runtime_source
+
+    def reading(name: str) -> str:
+        read.append(name)
+        return original(name)
+
+    monkeypatch.setattr(python, "runtime_source", reading)
+    (project / "specs" / "beta.json").write_text(
+        json.dumps([_tool("beta", "Edited."), _tool("beta_two")])
+    )
+    assert cli.main(["specs", "-o", "out"]) == 0
+    assert reuses == [False, True] and read == []
+    assert runtime.stat().st_mtime_ns == before
+    runtime.write_text(runtime.read_text() + "# changed\n")
+    (project / "specs" / "beta.json").write_text(json.dumps([_tool("beta")]))
+    assert _same_as_a_full_build(capsys)[0] == 0
+    assert "dispatch.py" in read
 
 
 def test_an_edit_under_prefixes_matches_a_full_build(

@@ -131,15 +131,20 @@ def _render_subpackage(plan: PackagePlan, package: str) -> PythonFile:
 
 
 def runtime_files(plan: PackagePlan) -> dict[str, str]:
-    """The runtime a package carries, verbatim (it is kept black-formatted in the repo): the core modules, and
-    `sql.py` / `paths.py` when some module has SQL tools / resources. Decided from the plan, never by searching
-    generated text, which holds spec text."""
+    """The runtime a package carries, verbatim (it is kept black-formatted in the repo)."""
+    return {f"_runtime/{name}": runtime_source(name) for name in runtime_names(plan)}
+
+
+def runtime_names(plan: PackagePlan) -> list[str]:
+    """The `runtime_source` names of the runtime `plan` needs: the core modules, and `sql.py` / `paths.py` when
+    some module has SQL tools / resources. Decided from the plan, never by searching generated text, which holds
+    spec text."""
     names = list(RUNTIME_FILES)
     if any(tool.sql is not None for tool in plan.tools):
         names.append("sql.py")
     if any(module.resources for module in plan.modules):
         names.append("paths.py")
-    return {f"_runtime/{name}": runtime_source(name) for name in names}
+    return names
 
 
 def _subpackages(plan: PackagePlan) -> set[str]:
