@@ -80,9 +80,8 @@ def init_key(plan: PackagePlan) -> str:
     ]
     try:
         text = orjson.dumps(document)  # a fifth of json's time for 10,000 modules
-    except (
-        orjson.JSONEncodeError
-    ):  # a lone surrogate, a key that is no string: json takes them
+    except orjson.JSONEncodeError:
+        # a lone surrogate, a key that is no string: json takes them
         text = json.dumps(document, separators=(",", ":")).encode("ascii")
     return hashlib.sha256(text).hexdigest()
 
