@@ -953,6 +953,20 @@ def test_xml_replaces_what_xml_cannot_carry() -> None:
     assert ET.fromstring(text).find("tool").get("description") == "bell\ufffd nul\ufffd \ufffd"  # type: ignore[union-attr]
 
 
+def test_xml_replaces_exactly_the_characters_outside_xmls_char_production() -> None:
+    """Every code point, against XML 1.0's Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] |
+    [#x10000-#x10FFFF] (the pattern lists what it leaves out)."""
+    allowed = [(0x9, 0x9), (0xA, 0xA), (0xD, 0xD), (0x20, 0xD7FF), (0xE000, 0xFFFD)]
+    allowed.append((0x10000, 0x10FFFF))
+    text = "".join(map(chr, range(0x110000)))
+    kept = exports._xml_text(text)
+    expected = "".join(
+        char if any(low <= ord(char) <= high for low, high in allowed) else "\ufffd"
+        for char in text
+    )
+    assert kept == expected
+
+
 def test_xml_recursion_names_the_structure(
     examples_package: tuple[Path, ModuleType],
 ) -> None:
