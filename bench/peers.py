@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from run import TOOLS_PER_FILE, make_specs  # noqa: E402
+from run import TOOLS_PER_FILE, compile_bytecode, make_specs  # noqa: E402
 
 
 def peer_input(specs: Path, folder: Path) -> None:
@@ -97,6 +97,7 @@ def main() -> None:
         validation.validation_figures(args.datamodel_codegen, args.sizes[0], 20)
         validation.sql_figures(10_000)
         return
+    compile_bytecode()
     version = subprocess.run(
         [args.datamodel_codegen, "--version"], capture_output=True, text=True
     ).stdout.strip()
