@@ -21,6 +21,7 @@ import os
 import posixpath
 import re
 import secrets
+import shutil
 import stat
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -48,8 +49,8 @@ _FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEX
 # O_NONBLOCK: opening a FIFO planted in OUT must not hang; it is then refused as not a regular file.
 _READ_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
-# Temporary files: `.codegen-<prefix>-<pid>-<n>.tmp`, the prefix drawn once (a draw per file was a system call
-# per file), the process id for a forked child, which has the same prefix and numbers.
+# Temporary files and folders: `.codegen-<prefix>-<pid>-<n>.tmp`, the prefix drawn once (a draw per file was a
+# system call per file), the process id for a forked child, which has the same prefix and numbers.
 _TEMPORARY_PREFIX = secrets.token_hex(8)
 _TEMPORARY_NUMBERS = itertools.count()
 _LINK_ERRORS = {errno.ELOOP, errno.ENOTDIR, getattr(errno, "EMLINK", errno.ELOOP)}
@@ -302,24 +303,101 @@ class OutputFolder:
 
     def write_many(self, files: Mapping[str, bytes]) -> None:
         """`write` of many files, each folder on the way opened once for all the files in it (folder by
-        folder, in the order each folder first comes)."""
-        for rels in _by_folder(files).values():
+        folder, in the order each folder first comes). A folder that does not exist yet is made whole under a
+        temporary name, its files written in it at their own names, then renamed into place: it appears
+        complete or not at all, for one rename instead of one per file (a first build's files went from a
+        rename each to none, twice as fast to write).
+        """
+        groups = _by_folder(files)
+        fresh: dict[str, list[str]] = {}  # a missing folder, topmost -> its files
+        missing: dict[str, str | None] = {}
+        for folder, rels in groups.items():
+            top = self._missing_top(folder, missing)
+            if top is not None:
+                fresh.setdefault(top, []).extend(rels)
+        for folder, rels in groups.items():
+            if missing.get(folder) is not None:
+                continue
             with self._parent(rels[0], create=True) as found:
                 assert found is not None
                 for rel in rels:
                     _refuse_bad_path(rel)
                     self._write_in(found[0], posixpath.basename(rel), files[rel])
+        for top, rels in fresh.items():
+            self._write_fresh(top, {rel: files[rel] for rel in rels})
+
+    def _missing_top(self, folder: str, missing: dict[str, str | None]) -> str | None:
+        """The topmost folder on the way to `folder` (itself included) that does not exist in OUT, or None;
+        `missing` remembers the answer for each folder asked about."""
+        if not folder:
+            return None
+        if folder not in missing:
+            parent = posixpath.dirname(folder)
+            top = self._missing_top(parent, missing)
+            if top is None:
+                # (a link there exists: it is refused when entered)
+                top = None if self.lstat(folder) is not None else folder
+            missing[folder] = top
+        return missing[folder]
+
+    def _write_fresh(self, top: str, files: Mapping[str, bytes]) -> None:
+        """Make the missing folder `top` holding `files` (paths from OUT): built under a temporary name in its
+        parent, then renamed to `top` (a crash leaves only a temporary folder, never `top` half-filled).
+        """
+        with self._parent(top, create=True) as found:
+            assert found is not None
+            parent, name = found
+            temporary = _temporary_name()
+            os.mkdir(temporary, dir_fd=parent)
+            try:
+                inside = os.open(temporary, _FOLDER_FLAGS, dir_fd=parent)
+                try:
+                    self._fill(inside, top, files)
+                finally:
+                    os.close(inside)
+                os.rename(temporary, name, src_dir_fd=parent, dst_dir_fd=parent)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    shutil.rmtree(temporary, dir_fd=parent)
+                raise
+
+    @staticmethod
+    def _fill(root: int, top: str, files: Mapping[str, bytes]) -> None:
+        """Write `files` (paths from OUT, all under `top`) into the new, empty folder `root` that will be `top`,
+        making their folders inside it. Nothing else can be in it: each file is created, never replaced.
+        """
+        folders: dict[str, int] = {"": root}  # path within `top` -> open folder
+
+        def folder(within: str) -> int:
+            if within not in folders:
+                parent = folder(posixpath.dirname(within))
+                name = posixpath.basename(within)
+                os.mkdir(name, dir_fd=parent)
+                folders[within] = os.open(name, _FOLDER_FLAGS, dir_fd=parent)
+            return folders[within]
+
+        try:
+            for rel, data in files.items():
+                _refuse_bad_path(rel)
+                within = posixpath.dirname(rel[len(top) + 1 :])
+                name = posixpath.basename(rel)
+                fd = os.open(name, _CREATE_FLAGS, 0o666, dir_fd=folder(within))
+                try:
+                    _write_all(fd, data)
+                finally:
+                    os.close(fd)
+        finally:
+            for within, fd in folders.items():
+                if within:
+                    os.close(fd)
 
     @staticmethod
     def _write_in(folder: int, name: str, data: bytes) -> None:
-        number = next(_TEMPORARY_NUMBERS)
-        temporary = f".codegen-{_TEMPORARY_PREFIX}-{os.getpid()}-{number}.tmp"
+        temporary = _temporary_name()
         fd = os.open(temporary, _CREATE_FLAGS, 0o666, dir_fd=folder)
         try:
             try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
+                _write_all(fd, data)
             finally:
                 os.close(fd)
             os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
@@ -588,6 +666,16 @@ def _printable_lines(data: bytes) -> list[str]:
     return text.splitlines(
         keepends=True
     )  # only at "\n": every other line break is escaped
+
+
+def _temporary_name() -> str:
+    return f".codegen-{_TEMPORARY_PREFIX}-{os.getpid()}-{next(_TEMPORARY_NUMBERS)}.tmp"
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _is_link(name: str, folder: int) -> bool:

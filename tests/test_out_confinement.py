@@ -202,6 +202,42 @@ def test_new_files_get_the_usual_mode_for_the_umask(
         assert stat.S_IMODE(path.stat().st_mode) == mode
 
 
+def test_a_new_folder_appears_whole_or_not_at_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder OUT does not have yet is filled under a temporary name and renamed into place: a failure while
+    filling it leaves neither the folder nor the temporary one."""
+    from codegen import writer
+
+    out = tmp_path / "out"
+    (out / "tools").mkdir(parents=True)
+    files = {
+        "schemas/a.json": "{}\n",
+        "schemas/entities/E.json": "[]\n",
+        "schemas/b.json": "1\n",
+        "tools/deep/x.py": "x = 1\n",  # `deep` is new inside a folder OUT has
+    }
+    real, calls = writer._write_all, []
+
+    def failing(fd: int, data: bytes) -> None:
+        calls.append(data)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        real(fd, data)
+
+    monkeypatch.setattr(writer, "_write_all", failing)
+    with pytest.raises(OSError, match="No space"):
+        write_output(out, files)
+    assert [p.relative_to(out).as_posix() for p in sorted(out.rglob("*"))] == ["tools"]
+    monkeypatch.setattr(writer, "_write_all", real)
+    write_output(out, files)
+    written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*"))
+    assert written == sorted(
+        [MANIFEST, "schemas", "schemas/entities", "tools", "tools/deep", *files]
+    )
+    assert all((out / rel).read_text() == text for rel, text in files.items())
+
+
 @pytest.mark.parametrize(
     "junk", [b"{", b"[" * 100_000, b'{"files": [1]}', b'"x"', b"\xff", b"9" * 5000]
 )
