@@ -98,50 +98,72 @@ def main() -> None:
         validation.sql_figures(10_000)
         return
     compile_bytecode()
-    version = subprocess.run(
-        [args.datamodel_codegen, "--version"], capture_output=True, text=True
-    ).stdout.strip()
-    print(
-        f"peer: {version}; codegen reads spec files of {args.tools_per_file} tool(s) each"
-    )
-    print(
-        f"{'tools':>6} {'codegen s':>10} {'black+isort s':>14} {'ratio':>6} {'builtin s':>10} {'ratio':>6}"
-    )
+    print(peer_version(args.datamodel_codegen), end="")
+    print(f"; codegen reads spec files of {args.tools_per_file} tool(s) each")
+    print(HEADER)
     for count in args.sizes:
-        with tempfile.TemporaryDirectory() as tmp:
-            specs, peer_in = Path(tmp) / "specs", Path(tmp) / "peer_in"
-            make_specs(specs, count, per_file=args.tools_per_file)
-            peer_input(specs, peer_in)
-            times: dict[str, list[float]] = {"ours": [], "default": [], "builtin": []}
-            for run in range(
-                args.runs
-            ):  # in turn, so that a slow spell of the machine hits all three
-                out = Path(tmp) / f"run{run}"
-                times["ours"].append(
-                    _timed(
-                        [sys.executable, "-m", "codegen", str(specs), "-o"]
-                        + [str(out / "ours"), "-q", "--no-cache"]
-                    )
+        times = side_by_side(
+            args.datamodel_codegen, count, args.tools_per_file, args.runs
+        )
+        print(row(count, times))
+
+
+HEADER = f"{'tools':>6} {'codegen s':>10} {'black+isort s':>14} {'ratio':>6} {'builtin s':>10} {'ratio':>6}"
+
+
+def peer_version(executable: str) -> str:
+    version = subprocess.run([executable, "--version"], capture_output=True, text=True)
+    return f"peer: {version.stdout.strip()}"
+
+
+def side_by_side(
+    executable: str, count: int, per_file: int, runs: int
+) -> dict[str, list[float]]:
+    """The seconds of each first build of `count` tools: codegen's ("ours"), the peer's with black + isort
+    ("default") and with its builtin formatter ("builtin"), `runs` of each, taken in turn.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        specs, peer_in = Path(tmp) / "specs", Path(tmp) / "peer_in"
+        make_specs(specs, count, per_file=per_file)
+        peer_input(specs, peer_in)
+        times: dict[str, list[float]] = {"ours": [], "default": [], "builtin": []}
+        peer = partial(peer_command, executable, peer_in)
+        for run in range(
+            runs
+        ):  # in turn, so that a slow spell of the machine hits all three
+            out = Path(tmp) / f"run{run}"
+            times["ours"].append(
+                _timed(
+                    [sys.executable, "-m", "codegen", str(specs), "-o"]
+                    + [str(out / "ours"), "-q", "--no-cache"]
                 )
-                peer = partial(peer_command, args.datamodel_codegen, peer_in)
-                times["default"].append(_timed(peer(out / "theirs")))
-                times["builtin"].append(
-                    _timed(peer(out / "theirs_builtin", builtin=True))
-                )
-            ours, default, builtin = (statistics.median(times[k]) for k in times)
-            print(
-                f"{count:>6} {ours:>10.2f} {default:>14.2f} {default / ours:>6.2f}"
-                f" {builtin:>10.2f} {builtin / ours:>6.2f}"
             )
-            print(
-                "        (each run, s: codegen "
-                + " ".join(f"{t:.2f}" for t in times["ours"])
-                + "; black+isort "
-                + " ".join(f"{t:.2f}" for t in times["default"])
-                + "; builtin "
-                + " ".join(f"{t:.2f}" for t in times["builtin"])
-                + ")"
-            )
+            times["default"].append(_timed(peer(out / "theirs")))
+            times["builtin"].append(_timed(peer(out / "theirs_builtin", builtin=True)))
+        return times
+
+
+def ratios(times: dict[str, list[float]]) -> tuple[float, float]:
+    """The peer's median times over codegen's: with black + isort, with its builtin formatter."""
+    ours, default, builtin = (statistics.median(times[k]) for k in times)
+    return default / ours, builtin / ours
+
+
+def row(count: int, times: dict[str, list[float]]) -> str:
+    """A line of the table under HEADER, and every run's time."""
+    ours, default, builtin = (statistics.median(times[k]) for k in times)
+    each = "; ".join(
+        f"{label} " + " ".join(f"{t:.2f}" for t in times[key])
+        for key, label in (
+            ("ours", "codegen"),
+            ("default", "black+isort"),
+            ("builtin", "builtin"),
+        )
+    )
+    return (
+        f"{count:>6} {ours:>10.2f} {default:>14.2f} {default / ours:>6.2f}"
+        f" {builtin:>10.2f} {builtin / ours:>6.2f}\n        (each run, s: {each})"
+    )
 
 
 if __name__ == "__main__":

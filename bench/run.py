@@ -318,6 +318,18 @@ def main() -> None:
         metavar="N",
         help="builds of each kind, of which the median is shown (default 5)",
     )
+    parser.add_argument(
+        "--datamodel-codegen",
+        metavar="PATH",
+        help="also time datamodel-code-generator side by side on 1,000 tools (bench/peers.py), and check"
+        " issue #12's targets on this run's figures",
+    )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=5,
+        help="with --datamodel-codegen: builds of each tool, taken in turn (default 5)",
+    )
     args = parser.parse_args()
     compile_bytecode()
     print(
@@ -351,8 +363,63 @@ def main() -> None:
             f"a first build of {top['tools']} tools takes {top['first'] / base['first']:.1f}x the time of"
             f" {base['tools']} ({scale:g}x the tools)"
         )
+    peer = None
+    if args.datamodel_codegen:
+        from peers import HEADER, peer_version, ratios, row, side_by_side
+
+        print(
+            f"\n{peer_version(args.datamodel_codegen)}, side by side on the same input"
+        )
+        times = side_by_side(
+            args.datamodel_codegen, 1000, args.tools_per_file, args.runs
+        )
+        print(HEADER)
+        print(row(1000, times))
+        peer = ratios(times)
+    if args.datamodel_codegen or args.large:
+        print("\nissue #12's targets, on this run's figures:")
+        for target, met in targets(rows, peer):
+            print(f"  {'met' if met else 'MISSED':>6}  {target}")
     if args.profile:
         profile(args.profile, per_file=args.tools_per_file)
+
+
+def targets(
+    rows: list[dict[str, Any]], peer: tuple[float, float] | None
+) -> list[tuple[str, bool]]:
+    """Issue #12's targets that this run's figures decide, each with whether it is met."""
+    found = []
+    if peer is not None:
+        found.append(
+            (
+                f"1,000 tools >= 10x datamodel-code-generator with black + isort: {peer[0]:.2f}x",
+                peer[0] >= 10,
+            )
+        )
+        found.append(
+            (
+                f"1,000 tools >= 2x datamodel-code-generator, builtin formatter: {peer[1]:.2f}x",
+                peer[1] >= 2,
+            )
+        )
+    for each in rows:
+        noop, one = (100 * each[key] / each["first"] for key in ("noop", "one"))
+        found.append(
+            (
+                f"{each['tools']:,} tools: no-op <= 3% of a first build: {noop:.1f}%",
+                noop <= 3,
+            )
+        )
+        found.append(
+            (f"{each['tools']:,} tools: one-spec edit <= 10%: {one:.1f}%", one <= 10)
+        )
+    by_size = {each["tools"]: each["first"] for each in rows}
+    if 1000 in by_size and 10_000 in by_size:
+        scale = by_size[10_000] / by_size[1000]
+        found.append(
+            (f"10,000 tools <= 10x the time of 1,000: {scale:.1f}x", scale <= 10)
+        )
+    return found
 
 
 if __name__ == "__main__":
