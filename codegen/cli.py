@@ -308,7 +308,9 @@ def _up_to_date(
     return 0
 
 
-def _check(out: Path, files: dict[str, str], diags: Diagnostics, quiet: bool) -> int:
+def _check(
+    out: Path, files: dict[str, str | bytes], diags: Diagnostics, quiet: bool
+) -> int:
     """Compare OUT with a fresh compile (nothing in OUT is trusted); exit 1 if a build would change it or OUT
     holds a file codegen did not generate (OUT belongs to codegen)."""
     chunks = diff_output(out, files, diags)

@@ -10,7 +10,9 @@ from .diagnostics import Diagnostics
 
 @dataclass
 class CompileResult:
-    files: dict[str, str] | None  # None when the specs have errors
+    files: (
+        dict[str, str | bytes] | None
+    )  # None when the specs have errors (bytes: ASCII text)
     diagnostics: Diagnostics
     read: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)

@@ -21,7 +21,6 @@ import os
 import posixpath
 import re
 import secrets
-import shutil
 import stat
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -358,7 +357,7 @@ class OutputFolder:
                 os.rename(temporary, name, src_dir_fd=parent, dst_dir_fd=parent)
             except BaseException:
                 with contextlib.suppress(OSError):
-                    shutil.rmtree(temporary, dir_fd=parent)
+                    _remove_tree(temporary, parent)
                 raise
 
     @staticmethod
@@ -499,7 +498,7 @@ class WriteReport:
     files: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
-def encode_all(files: dict[str, str]) -> dict[str, bytes]:
+def encode_all(files: Mapping[str, str | bytes]) -> dict[str, bytes]:
     """Every file as UTF-8, before anything is written (a lone surrogate fails the build, not half of it)."""
     return _encode_all(files, {})[0]
 
@@ -509,7 +508,7 @@ Vouched = Mapping[str, tuple[str, int]]
 
 
 def _encode_all(
-    files: dict[str, str], kept: Vouched
+    files: Mapping[str, str | bytes], kept: Vouched
 ) -> tuple[dict[str, bytes], dict[str, str]]:
     """encode_all, and the sha256 of every file, the manifest included (which lists the `kept` files too)."""
     encoded: dict[str, bytes] = {}
@@ -521,7 +520,10 @@ def _encode_all(
                 f"refusing to generate {shown(rel)}: {problem or 'reserved name'}"
             )
         try:
-            data = encoded[rel] = text.encode("utf-8")
+            # (bytes: ASCII text a rebuild spliced without decoding it, codegen/incremental.py)
+            data = encoded[rel] = (
+                text if isinstance(text, bytes) else text.encode("utf-8")
+            )
         except UnicodeEncodeError as exc:
             raise WriteError(
                 f"cannot write {shown(rel)}: its text is not valid Unicode ({exc.reason} at {exc.start})"
@@ -534,7 +536,7 @@ def _encode_all(
 
 def write_output(
     out: Path,
-    files: dict[str, str],
+    files: Mapping[str, str | bytes],
     diags: Diagnostics | None = None,
     vouched: Vouched | None = None,
     kept: Vouched | None = None,
@@ -612,7 +614,7 @@ def write_output(
 
 
 def diff_output(
-    out: Path, files: dict[str, str], diags: Diagnostics | None = None
+    out: Path, files: Mapping[str, str | bytes], diags: Diagnostics | None = None
 ) -> list[str]:
     """Unified diffs between OUT and what a build would leave there: changed, missing and stale files and the
     manifest. Links are reported, never followed; files codegen did not generate are errors in `diags`.
@@ -670,6 +672,21 @@ def _printable_lines(data: bytes) -> list[str]:
 
 def _temporary_name() -> str:
     return f".codegen-{_TEMPORARY_PREFIX}-{os.getpid()}-{next(_TEMPORARY_NUMBERS)}.tmp"
+
+
+def _remove_tree(name: str, parent: int) -> None:
+    """Remove the folder `name` of the folder `parent` and all in it, following no link (shutil.rmtree takes a
+    folder descriptor only from Python 3.11)."""
+    fd = os.open(name, _FOLDER_FLAGS, dir_fd=parent)
+    try:
+        for entry in os.scandir(fd):
+            if entry.is_dir(follow_symlinks=False):
+                _remove_tree(entry.name, fd)
+            else:
+                os.unlink(entry.name, dir_fd=fd)
+    finally:
+        os.close(fd)
+    os.rmdir(name, dir_fd=parent)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -350,6 +350,26 @@ def test_an_edit_that_leaves_the_package_init_as_it_was_does_not_render_it(
     assert reuses[2] is True and calls == [1, 1]
 
 
+@pytest.mark.parametrize("description", ["Edited.", "Édité — ✓", "ÿ"])
+def test_export_files_are_spliced_alike_as_ascii_bytes_or_as_text(
+    project: Path,
+    reuses: list[bool],
+    capsys: pytest.CaptureFixture[str],
+    description: str,
+) -> None:
+    """An edit splices the export files as bytes while they and the new entries are ASCII, and as text once
+    anything is not: OUT is what a full build makes either way, and so after a later edit.
+    """
+    assert cli.main(["specs", "-o", "out"]) == 0
+    (project / "specs" / "beta.json").write_text(
+        json.dumps([_tool("beta", description), _tool("beta_two")])
+    )
+    assert _same_as_a_full_build(capsys)[0] == 0
+    (project / "specs" / "gamma.json").write_text(json.dumps([_tool("gamma", "Next.")]))
+    assert _same_as_a_full_build(capsys)[0] == 0
+    assert reuses[1] is True and reuses[3] is True
+
+
 def test_an_edit_keeps_the_runtime_as_out_has_it(
     project: Path,
     reuses: list[bool],

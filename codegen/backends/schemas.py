@@ -8,7 +8,7 @@ applied to the same definitions (`schemas/<tool>.json` is `ToolSpec.definition()
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Any
+from typing import Any, AnyStr
 
 import orjson
 
@@ -180,10 +180,12 @@ def _escape_attribute(text: str) -> str:
 
 
 def join_export(
-    flavour: str, entries: list[tuple[str, str, str]]
-) -> tuple[str, dict[str, tuple[str, int, int]]]:
-    """An export file from its (tool name, exported name, fragment) entries, and where each one stands."""
-    first, between, last, empty = _FRAMES[flavour]
+    flavour: str, entries: list[tuple[str, str, AnyStr]]
+) -> tuple[AnyStr, dict[str, tuple[str, int, int]]]:
+    """An export file from its (tool name, exported name, fragment) entries, and where each one stands: as
+    text, or as bytes from fragments that are bytes (ASCII, where the offsets are the same).
+    """
+    first, between, last, empty = _frames(flavour, entries[0][2] if entries else "")
     if not entries:
         return empty, {}
     parts, spans, at = [], {}, 0
@@ -195,15 +197,15 @@ def join_export(
         spans[tool] = (exported, at, at + len(fragment))
         at += len(fragment)
     parts.append(last)
-    return "".join(parts), spans
+    return first[:0].join(parts), spans
 
 
-def tiles(flavour: str, text: str, places: list[tuple[int, int]]) -> bool:
+def tiles(flavour: str, text: AnyStr, places: list[tuple[int, int]]) -> bool:
     """Whether `places` (start, end), in order, are the entries of an export file `text` as `join_export`
     frames them: what lies between them is the frame, exactly."""
-    first, between, last, empty = _FRAMES[flavour]
+    first, between, last, empty = _frames(flavour, text)
     if not places:
-        return text == empty
+        return bool(text == empty)
     at = 0
     for index, (start, end) in enumerate(places):
         lead = first if index == 0 else between
@@ -211,6 +213,12 @@ def tiles(flavour: str, text: str, places: list[tuple[int, int]]) -> bool:
             return False
         at = end
     return len(text) == at + len(last) and text.endswith(last)
+
+
+def _frames(flavour: str, like: Any) -> Any:
+    """`_FRAMES[flavour]`, as bytes when `like` is bytes."""
+    frames = _FRAMES[flavour]
+    return tuple(f.encode("ascii") for f in frames) if type(like) is bytes else frames
 
 
 def export_files(
