@@ -346,9 +346,10 @@ def _files(
     spans: ExportSpans,
     same_init: bool,
 ) -> tuple[dict[str, str | bytes], dict[str, tuple[str, int]], ExportSpans]:
-    """Every file of OUT (the export files as bytes when they are ASCII): those of the modules compiled again rendered, those of the reused ones kept as OUT
+    """Every file of OUT: those of the modules compiled again rendered, those of the reused ones kept as OUT
     has them (path -> sha256, size: never read), as is the runtime, and the package-wide ones composed again
-    (`__init__.py` only when what it is made of changed: `same_init` when it did not).
+    (`__init__.py` only when what it is made of changed: `same_init` when it did not; the export files as bytes
+    when they are ASCII).
     """
     kept: dict[str, tuple[str, int]] = {}
 
