@@ -235,7 +235,34 @@ def test_a_new_folder_appears_whole_or_not_at_all(
     assert written == sorted(
         [MANIFEST, "schemas", "schemas/entities", "tools", "tools/deep", *files]
     )
-    assert all((out / rel).read_text() == text for rel, text in files.items())
+    assert all((out / rel).read_bytes() == text.encode() for rel, text in files.items())
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.dictionaries(
+        st.lists(st.sampled_from(["a", "b", "c"]), min_size=0, max_size=3).map(
+            lambda folders: "/".join([*folders, "f.py"])
+        ),
+        st.text(max_size=5),
+        min_size=1,
+        max_size=6,
+    ),
+    st.sets(st.sampled_from(["a", "b", "a/b", "c/a", "a/c/b"]), max_size=3),
+)
+def test_writing_into_folders_old_and_new_leaves_exactly_the_files(
+    tmp_path_factory: pytest.TempPathFactory, files: dict[str, str], existing: set[str]
+) -> None:
+    """Whatever folders OUT has already: afterwards it holds the files, their folders and the manifest, and
+    nothing else (no temporary file or folder)."""
+    out = tmp_path_factory.mktemp("out")
+    for folder in existing:
+        (out / folder).mkdir(parents=True, exist_ok=True)
+    write_output(out, files)
+    found = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    assert found == {*files, MANIFEST}
+    assert all((out / rel).read_bytes() == text.encode() for rel, text in files.items())
+    assert not list(out.rglob(".codegen-*.tmp"))
 
 
 @pytest.mark.parametrize(
