@@ -128,9 +128,8 @@ def side_by_side(
         peer_input(specs, peer_in)
         times: dict[str, list[float]] = {"ours": [], "default": [], "builtin": []}
         peer = partial(peer_command, executable, peer_in)
-        for run in range(
-            runs
-        ):  # in turn, so that a slow spell of the machine hits all three
+        # in turn, so that a slow spell of the machine hits all three
+        for run in range(runs):
             out = Path(tmp) / f"run{run}"
             times["ours"].append(
                 _timed(

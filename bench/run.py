@@ -365,7 +365,8 @@ def main() -> None:
         )
     peer = None
     if args.datamodel_codegen:
-        from peers import HEADER, peer_version, ratios, row, side_by_side
+        from peers import HEADER, peer_version, ratios, side_by_side
+        from peers import row as peer_row
 
         print(
             f"\n{peer_version(args.datamodel_codegen)}, side by side on the same input"
@@ -374,7 +375,7 @@ def main() -> None:
             args.datamodel_codegen, 1000, args.tools_per_file, args.runs
         )
         print(HEADER)
-        print(row(1000, times))
+        print(peer_row(1000, times))
         peer = ratios(times)
     if args.datamodel_codegen or args.large:
         print("\nissue #12's targets, on this run's figures:")

@@ -10,9 +10,8 @@ from .diagnostics import Diagnostics
 
 @dataclass
 class CompileResult:
-    files: (
-        dict[str, str | bytes] | None
-    )  # None when the specs have errors (bytes: ASCII text)
+    # None when the specs have errors; a value is text, or ASCII text as bytes (an edit's spliced export files)
+    files: dict[str, str | bytes] | None
     diagnostics: Diagnostics
     read: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)

@@ -23,10 +23,8 @@ def dump_json(value: Any) -> str:
     if type(value) is dict or type(value) is list:
         try:
             data = orjson.dumps(value, option=orjson.OPT_INDENT_2)
-        except (
-            TypeError
-        ):  # (orjson.JSONEncodeError) a lone surrogate, a non-string key, a huge integer
-            pass
+        except TypeError:
+            pass  # (orjson.JSONEncodeError) a lone surrogate, a non-string key, a huge integer
         else:
             if not _may_differ(data):
                 return data.decode() + "\n"
