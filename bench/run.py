@@ -19,6 +19,7 @@ import json
 import os
 import pstats
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -170,55 +171,89 @@ def _process(specs: Path, out: Path, *extra: str) -> float:
     return time.perf_counter() - start
 
 
+# Runs a command and prints its peak resident set. Linux counts into a child's peak the memory of the process
+# that forked it, until the child execs: measured from the bench's own process (which has run builds of 10,000
+# tools in-process), every build's peak read as the bench's size. This small interpreter forks it instead.
+_PEAK = """
+import os, sys
+_, status, usage = os.wait4(os.spawnv(os.P_NOWAIT, sys.argv[1], sys.argv[1:]), 0)
+print(usage.ru_maxrss)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def _peak_mb(specs: Path, out: Path) -> float:
     """The peak memory (resident set) of a first build as a process of its own, in MB."""
     command = [sys.executable, "-m", "codegen", str(specs), "-o", str(out), "-q"]
-    process = subprocess.Popen(command + ["--no-cache"], cwd=ROOT)
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    assert process.returncode == 0, f"codegen exited with {process.returncode}"
-    return usage.ru_maxrss / 1024  # kilobytes on Linux
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", _PEAK, *command, "--no-cache"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, f"codegen exited with {done.returncode}"
+    return int(done.stdout) / 1024  # kilobytes on Linux
+
+
+class _Size:
+    """One size's spec files, OUT and the times of its builds, for `bench`."""
+
+    def __init__(self, folder: Path, count: int, per_file: int) -> None:
+        self.folder, self.count = folder, count
+        self.specs, self.out = folder / "specs", folder / "out"
+        make_specs(self.specs, count, per_file=per_file)
+        self.times: dict[str, list[float]] = {"first": [], "noop": [], "one": []}
+
+    def round(self, number: int) -> None:
+        """A first build (the first round's into OUT, the others' into a new folder, removed after), a no-op
+        rebuild of OUT and a rebuild of OUT after editing one spec file (its first tool's description).
+        """
+        fresh = self.out if number == 0 else self.folder / f"first{number}"
+        self.times["first"].append(_build(self.specs, fresh))
+        if fresh != self.out:
+            shutil.rmtree(fresh)
+        self.times["noop"].append(_build(self.specs, self.out))
+        edited = self.specs / "tools" / "batch_00000.json"
+        text = edited.read_text()
+        edited.write_text(
+            text.replace("Synthetic tool 0", f"Synthetic tool 0 ({number})", 1)
+        )
+        self.times["one"].append(_build(self.specs, self.out))
+
+    def row(self) -> dict[str, Any]:
+        lines = sum(
+            len(p.read_bytes().splitlines())
+            for p in self.out.rglob("*.py")
+            if p.is_file()
+        )
+        return {
+            "tools": self.count,
+            "spec_files": sum(1 for _ in self.specs.rglob("*.json")),
+            "output_lines": lines,
+            **{kind: statistics.median(times) for kind, times in self.times.items()},
+            "noop_process": _process(self.specs, self.out),
+            "peak_mb": _peak_mb(self.specs, self.folder / "fresh"),
+        }
 
 
 def bench(
-    count: int, per_file: int = TOOLS_PER_FILE, repeat: int = 5
-) -> dict[str, Any]:
-    """A first build, a no-op rebuild (in this process and as a process of its own), and a rebuild after
-    editing one spec file (its first tool's description); each the median of `repeat`.
+    counts: list[int], per_file: int = TOOLS_PER_FILE, repeat: int = 5
+) -> list[dict[str, Any]]:
+    """For each count of tools: a first build, a no-op rebuild (in this process and as a process of its own),
+    and a rebuild after editing one spec file; each the median of `repeat`.
+
+    The builds are taken in rounds, each round a build of every kind at every size, so that the ratios the
+    targets are about (a rebuild over a first build, 10,000 tools over 1,000) compare builds the machine ran
+    in the same spells: it slows down after minutes of both cores busy, and 10,000 tools measured after the
+    others had always met that.
     """
     with tempfile.TemporaryDirectory() as tmp:
-        specs, out = Path(tmp) / "specs", Path(tmp) / "out"
         os.environ["CODEGEN_CACHE_DIR"] = str(Path(tmp) / "cache")
-        make_specs(specs, count, per_file=per_file)
-        # Each figure a median (the machines are noisy): first builds into new folders (the last one, OUT,
-        # kept for the rebuilds), no-op rebuilds, and rebuilds after as many edits of one file.
-        firsts = [Path(tmp) / f"first{n}" for n in range(1, repeat)] + [out]
-        first = statistics.median(_build(specs, folder) for folder in firsts)
-        noop = statistics.median(_build(specs, out) for _ in range(repeat))
-        noop_process = _process(specs, out)
-        edited = specs / "tools" / "batch_00000.json"
-        edits = []
-        for n in range(repeat):
-            text = edited.read_text()
-            edited.write_text(
-                text.replace("Synthetic tool 0", f"Synthetic tool 0 ({n})", 1)
-            )
-            edits.append(_build(specs, out))
-        one = statistics.median(edits)
-        peak = _peak_mb(specs, Path(tmp) / "fresh")
-        lines = sum(
-            len(p.read_bytes().splitlines()) for p in out.rglob("*.py") if p.is_file()
-        )
-        return {
-            "tools": count,
-            "spec_files": sum(1 for _ in specs.rglob("*.json")),
-            "output_lines": lines,
-            "first": first,
-            "noop": noop,
-            "noop_process": noop_process,
-            "one": one,
-            "peak_mb": peak,
-        }
+        sizes = [_Size(Path(tmp) / str(count), count, per_file) for count in counts]
+        for number in range(repeat):
+            for size in sizes:
+                size.round(number)
+        return [size.row() for size in sizes]
 
 
 def wide(properties: int) -> tuple[float, float]:
@@ -335,16 +370,29 @@ def main() -> None:
     print(
         f"spec files of {args.tools_per_file} tool(s) each; the median of {args.repeat} builds of each kind"
     )
+    peer = None
+    # The side by side first: this machine slows down after minutes of both cores busy, and that costs
+    # codegen, which splits a first build over both, more than the peer, which uses one (bench/README.md).
+    if args.datamodel_codegen:
+        from peers import HEADER, peer_version, ratios, side_by_side
+        from peers import row as peer_row
+
+        print(f"{peer_version(args.datamodel_codegen)}, side by side on the same input")
+        times = side_by_side(
+            args.datamodel_codegen, 1000, args.tools_per_file, args.runs
+        )
+        print(HEADER)
+        print(peer_row(1000, times))
+        peer = ratios(times)
+        print()
     sizes = args.sizes + ([10_000] if args.large and 10_000 not in args.sizes else [])
     print(
         f"{'tools':>6} {'spec files':>10} {'output lines':>12} {'first s':>8} {'tools/s':>8}"
         f" {'no-op s':>8} {'no-op %':>8} {'no-op process s':>15} {'one edit s':>10} {'one edit %':>10}"
         f" {'peak MB':>8}"
     )
-    rows = []
-    for count in sizes:
-        row = bench(count, args.tools_per_file, args.repeat)
-        rows.append(row)
+    rows = bench(sizes, args.tools_per_file, args.repeat)
+    for row in rows:
         first = row["first"]
         print(
             f"{row['tools']:>6} {row['spec_files']:>10} {row['output_lines']:>12} {first:>8.2f}"
@@ -363,20 +411,6 @@ def main() -> None:
             f"a first build of {top['tools']} tools takes {top['first'] / base['first']:.1f}x the time of"
             f" {base['tools']} ({scale:g}x the tools)"
         )
-    peer = None
-    if args.datamodel_codegen:
-        from peers import HEADER, peer_version, ratios, side_by_side
-        from peers import row as peer_row
-
-        print(
-            f"\n{peer_version(args.datamodel_codegen)}, side by side on the same input"
-        )
-        times = side_by_side(
-            args.datamodel_codegen, 1000, args.tools_per_file, args.runs
-        )
-        print(HEADER)
-        print(peer_row(1000, times))
-        peer = ratios(times)
     if args.datamodel_codegen or args.large:
         print("\nissue #12's targets, on this run's figures:")
         for target, met in targets(rows, peer):
