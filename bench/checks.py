@@ -27,9 +27,18 @@ SCHEMA = {
     "type": "object",
     "properties": {
         "kind": {"enum": ["circle", "square", "polygon"]},
-        "size": {"oneOf": [{"type": "integer", "minimum": 1}, {"type": "string", "pattern": "^[0-9]+(px|em)$"}]},
+        "size": {
+            "oneOf": [
+                {"type": "integer", "minimum": 1},
+                {"type": "string", "pattern": "^[0-9]+(px|em)$"},
+            ]
+        },
         "sides": {"type": "integer", "minimum": 3},
-        "tags": {"type": "array", "items": {"type": "string"}, "contains": {"const": "main"}},
+        "tags": {
+            "type": "array",
+            "items": {"type": "string"},
+            "contains": {"const": "main"},
+        },
     },
     "required": ["kind", "size"],
     "if": {"properties": {"kind": {"const": "polygon"}}},
@@ -39,7 +48,13 @@ SCHEMA = {
     "additionalProperties": False,
 }
 INSTANCES = [
-    {"kind": "polygon", "size": 3, "sides": 5, "tags": ["main", "b"], "x-note": "hello"},
+    {
+        "kind": "polygon",
+        "size": 3,
+        "sides": 5,
+        "tags": ["main", "b"],
+        "x-note": "hello",
+    },
     {"kind": "circle", "size": "12px", "x-a": "b", "x-c": "d"},
     {"kind": "square", "size": "12pt", "sides": 4},  # invalid twice
 ]
@@ -47,16 +62,25 @@ INSTANCES = [
 EVENT = {
     "title": "Event",
     "type": "object",
-    "properties": {"kind": {"enum": ["click", "view"]}, "at": {"type": "integer", "minimum": 0}},
+    "properties": {
+        "kind": {"enum": ["click", "view"]},
+        "at": {"type": "integer", "minimum": 0},
+    },
     "required": ["kind", "at"],
     "allOf": [
         {
             "if": {"properties": {"kind": {"const": "click"}}},
-            "then": {"properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}, "required": ["x", "y"]},
+            "then": {
+                "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}},
+                "required": ["x", "y"],
+            },
             "else": {"properties": {"page": {"type": "string"}}},
         }
     ],
-    "anyOf": [{"properties": {"session": {"type": "string"}}}, {"properties": {"user": {"type": "string"}}}],
+    "anyOf": [
+        {"properties": {"session": {"type": "string"}}},
+        {"properties": {"user": {"type": "string"}}},
+    ],
     "unevaluatedProperties": False,
 }
 EVENT_INSTANCES = [
@@ -64,7 +88,10 @@ EVENT_INSTANCES = [
     {"kind": "view", "at": 7, "page": "/home", "user": "u", "session": "s"},
     {"kind": "view", "at": 7, "x": 1, "extra": True},  # unevaluated properties
 ]
-MODELS = (("shape", "Shape", SCHEMA, INSTANCES), ("event", "Event", EVENT, EVENT_INSTANCES))
+MODELS = (
+    ("shape", "Shape", SCHEMA, INSTANCES),
+    ("event", "Event", EVENT, EVENT_INSTANCES),
+)
 
 
 def _median(action: Callable[[], Any], runs: int) -> float:
@@ -90,7 +117,10 @@ def main() -> None:
         assert result.files is not None
         write_output(Path(folder) / "bench_checks_gen", result.files)
         sys.path.insert(0, folder)
-        modules = {stem: importlib.import_module(f"bench_checks_gen.{stem}") for stem, *_ in MODELS}
+        modules = {
+            stem: importlib.import_module(f"bench_checks_gen.{stem}")
+            for stem, *_ in MODELS
+        }
         checks = importlib.import_module("bench_checks_gen._runtime.checks")
         validation = importlib.import_module("bench_checks_gen._runtime.validation")
     print(f"{'us per instance':>40} {'interpreter':>12} {'compiled':>9} {'ratio':>6}")
@@ -98,7 +128,9 @@ def main() -> None:
         _bench(getattr(modules[stem], title), instances, checks, validation, runs)
 
 
-def _bench(model: Any, instances: list[Any], checks: Any, validation: Any, runs: int) -> None:
+def _bench(
+    model: Any, instances: list[Any], checks: Any, validation: Any, runs: int
+) -> None:
     compiled = model.__dict__["__json_schema_check__"]
     document, pointer = model.__json_schema_document__, model.__json_schema_pointer__
 
@@ -110,15 +142,23 @@ def _bench(model: Any, instances: list[Any], checks: Any, validation: Any, runs:
 
     name = model.__name__
     for number, instance in enumerate(instances):
-        assert checks.run(compiled, instance) == validation.validate(instance, document, pointer=pointer)
-        interpreted = _median(lambda: validation.validate(instance, document, pointer=pointer), runs)
+        assert checks.run(compiled, instance) == validation.validate(
+            instance, document, pointer=pointer
+        )
+        interpreted = _median(
+            lambda: validation.validate(instance, document, pointer=pointer), runs
+        )
         fast = _median(lambda: checks.run(compiled, instance), runs)
-        print(f"{f'{name} check alone, instance {number}':>40} {interpreted:12.1f} {fast:9.1f} {interpreted / fast:6.1f}")
+        print(
+            f"{f'{name} check alone, instance {number}':>40} {interpreted:12.1f} {fast:9.1f} {interpreted / fast:6.1f}"
+        )
         with_check = _median(lambda: validate_model(instance), runs)
         delattr(model, "__json_schema_check__")
         without = _median(lambda: validate_model(instance), runs)
         setattr(model, "__json_schema_check__", compiled)
-        print(f"{f'{name} model_validate, instance {number}':>40} {without:12.1f} {with_check:9.1f} {without / with_check:6.1f}")
+        print(
+            f"{f'{name} model_validate, instance {number}':>40} {without:12.1f} {with_check:9.1f} {without / with_check:6.1f}"
+        )
 
 
 if __name__ == "__main__":
