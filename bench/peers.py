@@ -18,14 +18,13 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from run import TOOLS_PER_FILE, compile_bytecode, make_specs  # noqa: E402
+from run import TOOLS_PER_FILE, compile_bytecode, make_specs, scratch  # noqa: E402
 
 
 def peer_input(specs: Path, folder: Path) -> None:
@@ -101,11 +100,16 @@ def main() -> None:
     print(peer_version(args.datamodel_codegen), end="")
     print(f"; codegen reads spec files of {args.tools_per_file} tool(s) each")
     print(HEADER)
-    for count in args.sizes:
-        times = side_by_side(
-            args.datamodel_codegen, count, args.tools_per_file, args.runs
-        )
-        print(row(count, times))
+    with scratch() as tmp:
+        for count in args.sizes:
+            times = side_by_side(
+                args.datamodel_codegen,
+                count,
+                args.tools_per_file,
+                args.runs,
+                tmp / str(count),
+            )
+            print(row(count, times))
 
 
 HEADER = f"{'tools':>6} {'codegen s':>10} {'black+isort s':>14} {'ratio':>6} {'builtin s':>10} {'ratio':>6}"
@@ -117,29 +121,29 @@ def peer_version(executable: str) -> str:
 
 
 def side_by_side(
-    executable: str, count: int, per_file: int, runs: int
+    executable: str, count: int, per_file: int, runs: int, folder: Path
 ) -> dict[str, list[float]]:
     """The seconds of each first build of `count` tools: codegen's ("ours"), the peer's with black + isort
-    ("default") and with its builtin formatter ("builtin"), `runs` of each, taken in turn.
+    ("default") and with its builtin formatter ("builtin"), `runs` of each, taken in turn; everything in
+    `folder` (new), which the caller removes when its whole run is over (see `run.scratch`).
     """
-    with tempfile.TemporaryDirectory() as tmp:
-        specs, peer_in = Path(tmp) / "specs", Path(tmp) / "peer_in"
-        make_specs(specs, count, per_file=per_file)
-        peer_input(specs, peer_in)
-        times: dict[str, list[float]] = {"ours": [], "default": [], "builtin": []}
-        peer = partial(peer_command, executable, peer_in)
-        # in turn, so that a slow spell of the machine hits all three
-        for run in range(runs):
-            out = Path(tmp) / f"run{run}"
-            times["ours"].append(
-                _timed(
-                    [sys.executable, "-m", "codegen", str(specs), "-o"]
-                    + [str(out / "ours"), "-q", "--no-cache"]
-                )
+    specs, peer_in = folder / "specs", folder / "peer_in"
+    make_specs(specs, count, per_file=per_file)
+    peer_input(specs, peer_in)
+    times: dict[str, list[float]] = {"ours": [], "default": [], "builtin": []}
+    peer = partial(peer_command, executable, peer_in)
+    # in turn, so that a slow spell of the machine hits all three
+    for run in range(runs):
+        out = folder / f"run{run}"
+        times["ours"].append(
+            _timed(
+                [sys.executable, "-m", "codegen", str(specs), "-o"]
+                + [str(out / "ours"), "-q", "--no-cache"]
             )
-            times["default"].append(_timed(peer(out / "theirs")))
-            times["builtin"].append(_timed(peer(out / "theirs_builtin", builtin=True)))
-        return times
+        )
+        times["default"].append(_timed(peer(out / "theirs")))
+        times["builtin"].append(_timed(peer(out / "theirs_builtin", builtin=True)))
+    return times
 
 
 def ratios(times: dict[str, list[float]]) -> tuple[float, float]:

@@ -13,19 +13,20 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import contextlib
 import cProfile
 import gc
 import json
 import os
 import pstats
 import random
-import shutil
 import statistics
 import subprocess
 import sys
 import sysconfig
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -210,8 +211,6 @@ class _Size:
         """
         fresh = self.out if number == 0 else self.folder / f"first{number}"
         self.times["first"].append(_build(self.specs, fresh))
-        if fresh != self.out:
-            shutil.rmtree(fresh)
         self.times["noop"].append(_build(self.specs, self.out))
         edited = self.specs / "tools" / "batch_00000.json"
         text = edited.read_text()
@@ -237,42 +236,50 @@ class _Size:
 
 
 def bench(
-    counts: list[int], per_file: int = TOOLS_PER_FILE, repeat: int = 5
+    counts: list[int], folder: Path, per_file: int = TOOLS_PER_FILE, repeat: int = 5
 ) -> list[dict[str, Any]]:
     """For each count of tools: a first build, a no-op rebuild (in this process and as a process of its own),
     and a rebuild after editing one spec file; each the median of `repeat`.
 
     The builds are taken in rounds, each round a build of every kind at every size, so that the ratios the
     targets are about (a rebuild over a first build, 10,000 tools over 1,000) compare builds the machine ran
-    in the same spells: it slows down after minutes of both cores busy, and 10,000 tools measured after the
-    others had always met that.
+    in the same spells. Everything goes into `folder` (new), removed when the whole run is over (`scratch`).
+    """
+    os.environ["CODEGEN_CACHE_DIR"] = str(folder / "cache")
+    sizes = [_Size(folder / str(count), count, per_file) for count in counts]
+    for number in range(repeat):
+        for size in sizes:
+            size.round(number)
+    return [size.row() for size in sizes]
+
+
+@contextlib.contextmanager
+def scratch() -> Iterator[Path]:
+    """A temporary folder for a whole run, removed only when the run is over. On ext4 without a journal (as on
+    the machines these run on), creating a file skips the inodes deleted in the last 60 to 360 seconds, one
+    lookup each: a first build of 1,000 tools (2,000 files) made just after the last one was removed spent a
+    tenth of its time there. Removing nothing while timing keeps every build out of that.
     """
     with tempfile.TemporaryDirectory() as tmp:
-        os.environ["CODEGEN_CACHE_DIR"] = str(Path(tmp) / "cache")
-        sizes = [_Size(Path(tmp) / str(count), count, per_file) for count in counts]
-        for number in range(repeat):
-            for size in sizes:
-                size.round(number)
-        return [size.row() for size in sizes]
+        yield Path(tmp)
 
 
-def wide(properties: int) -> tuple[float, float]:
-    """A first build of one tool with `properties` properties (of every kind), as a process of its own: its
-    time and peak memory (MB)."""
+def wide(properties: int, folder: Path) -> tuple[float, float]:
+    """A first build of one tool with `properties` properties (of every kind), as a process of its own, in
+    `folder` (new): its time and peak memory (MB)."""
     rng = random.Random(11)
     parameters = {
         "type": "object",
         "properties": {f"p_{i}": _property(rng, 2) for i in range(properties)},
     }
     tool = {"name": "wide", "description": "Many properties.", "parameters": parameters}
-    with tempfile.TemporaryDirectory() as tmp:
-        specs = Path(tmp) / "specs"
-        specs.mkdir()
-        # compact: 100,000 properties stay under the 8 MiB a spec file may have
-        (specs / "wide.json").write_text(json.dumps([tool], separators=(",", ":")))
-        start = time.perf_counter()
-        peak = _peak_mb(specs, Path(tmp) / "out")
-        return time.perf_counter() - start, peak
+    specs = folder / "specs"
+    specs.mkdir(parents=True)
+    # compact: 100,000 properties stay under the 8 MiB a spec file may have
+    (specs / "wide.json").write_text(json.dumps([tool], separators=(",", ":")))
+    start = time.perf_counter()
+    peak = _peak_mb(specs, folder / "out")
+    return time.perf_counter() - start, peak
 
 
 def profile(count: int, top: int = 12, per_file: int = TOOLS_PER_FILE) -> None:
@@ -370,16 +377,25 @@ def main() -> None:
     print(
         f"spec files of {args.tools_per_file} tool(s) each; the median of {args.repeat} builds of each kind"
     )
+    with scratch() as tmp:
+        _report(args, tmp)
+    if args.profile:
+        profile(args.profile, per_file=args.tools_per_file)
+
+
+def _report(args: argparse.Namespace, tmp: Path) -> None:
+    """Run and print the side by side (when asked), the builds of each size and the targets, all in `tmp`."""
     peer = None
-    # The side by side first: this machine slows down after minutes of both cores busy, and that costs
-    # codegen, which splits a first build over both, more than the peer, which uses one (bench/README.md).
+    # The side by side first: after minutes of both cores busy, this machine has run slower for a while (a
+    # single-thread loop 0.63 s at rest, 0.98 s after 150 s), which costs codegen (a first build of many files
+    # is split over two processes) more than the peer (one process).
     if args.datamodel_codegen:
         from peers import HEADER, peer_version, ratios, side_by_side
         from peers import row as peer_row
 
         print(f"{peer_version(args.datamodel_codegen)}, side by side on the same input")
         times = side_by_side(
-            args.datamodel_codegen, 1000, args.tools_per_file, args.runs
+            args.datamodel_codegen, 1000, args.tools_per_file, args.runs, tmp / "peers"
         )
         print(HEADER)
         print(peer_row(1000, times))
@@ -391,7 +407,7 @@ def main() -> None:
         f" {'no-op s':>8} {'no-op %':>8} {'no-op process s':>15} {'one edit s':>10} {'one edit %':>10}"
         f" {'peak MB':>8}"
     )
-    rows = bench(sizes, args.tools_per_file, args.repeat)
+    rows = bench(sizes, tmp / "sizes", args.tools_per_file, args.repeat)
     for row in rows:
         first = row["first"]
         print(
@@ -401,7 +417,7 @@ def main() -> None:
             f" {row['peak_mb']:>8.0f}"
         )
     if args.large:
-        seconds, peak = wide(100_000)
+        seconds, peak = wide(100_000, tmp / "wide")
         print(
             f"one tool of 100,000 properties: a first build (a process) {seconds:.1f} s, peak {peak:.0f} MB"
         )
@@ -415,8 +431,6 @@ def main() -> None:
         print("\nissue #12's targets, on this run's figures:")
         for target, met in targets(rows, peer):
             print(f"  {'met' if met else 'MISSED':>6}  {target}")
-    if args.profile:
-        profile(args.profile, per_file=args.tools_per_file)
 
 
 def targets(
