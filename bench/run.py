@@ -282,20 +282,21 @@ def wide(properties: int, folder: Path) -> tuple[float, float]:
     return time.perf_counter() - start, peak
 
 
-def profile(count: int, top: int = 12, per_file: int = TOOLS_PER_FILE) -> None:
-    """cProfile of a first build: time under each stage the driver calls, then the functions that spend most."""
-    with tempfile.TemporaryDirectory() as tmp:
-        specs, out = Path(tmp) / "specs", Path(tmp) / "out"
-        make_specs(specs, count, per_file=per_file)
-        parallel.MIN_WORK = (
-            sys.maxsize
-        )  # every stage in this process, where the profiler sees it
-        profiler = cProfile.Profile()
-        profiler.enable()
-        result = compile_specs([specs])
-        assert result.files is not None
-        write_output(out, result.files)
-        profiler.disable()
+def profile(
+    count: int, folder: Path, top: int = 12, per_file: int = TOOLS_PER_FILE
+) -> None:
+    """cProfile of a first build in `folder` (new): time under each stage the driver calls, then the functions
+    that spend most."""
+    specs, out = folder / "specs", folder / "out"
+    make_specs(specs, count, per_file=per_file)
+    # every stage in this process, where the profiler sees it
+    parallel.MIN_WORK = sys.maxsize
+    profiler = cProfile.Profile()
+    profiler.enable()
+    result = compile_specs([specs])
+    assert result.files is not None
+    write_output(out, result.files)
+    profiler.disable()
     stats = pstats.Stats(profiler)
     raw: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
     total = sum(entry[2] for entry in raw.values())
@@ -379,8 +380,8 @@ def main() -> None:
     )
     with scratch() as tmp:
         _report(args, tmp)
-    if args.profile:
-        profile(args.profile, per_file=args.tools_per_file)
+        if args.profile:
+            profile(args.profile, tmp / "profile", per_file=args.tools_per_file)
 
 
 def _report(args: argparse.Namespace, tmp: Path) -> None:
