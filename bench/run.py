@@ -387,21 +387,6 @@ def main() -> None:
 def _report(args: argparse.Namespace, tmp: Path) -> None:
     """Run and print the side by side (when asked), the builds of each size and the targets, all in `tmp`."""
     peer = None
-    # The side by side first: after minutes of both cores busy, this machine has run slower for a while (a
-    # single-thread loop 0.63 s at rest, 0.98 s after 150 s), which costs codegen (a first build of many files
-    # is split over two processes) more than the peer (one process).
-    if args.datamodel_codegen:
-        from peers import HEADER, peer_version, ratios, side_by_side
-        from peers import row as peer_row
-
-        print(f"{peer_version(args.datamodel_codegen)}, side by side on the same input")
-        times = side_by_side(
-            args.datamodel_codegen, 1000, args.tools_per_file, args.runs, tmp / "peers"
-        )
-        print(HEADER)
-        print(peer_row(1000, times))
-        peer = ratios(times)
-        print()
     sizes = args.sizes + ([10_000] if args.large and 10_000 not in args.sizes else [])
     print(
         f"{'tools':>6} {'spec files':>10} {'output lines':>12} {'first s':>8} {'tools/s':>8}"
@@ -428,6 +413,19 @@ def _report(args: argparse.Namespace, tmp: Path) -> None:
             f"a first build of {top['tools']} tools takes {top['first'] / base['first']:.1f}x the time of"
             f" {base['tools']} ({scale:g}x the tools)"
         )
+    if args.datamodel_codegen:
+        from peers import HEADER, peer_version, ratios, side_by_side
+        from peers import row as peer_row
+
+        print(
+            f"\n{peer_version(args.datamodel_codegen)}, side by side on the same input"
+        )
+        times = side_by_side(
+            args.datamodel_codegen, 1000, args.tools_per_file, args.runs, tmp / "peers"
+        )
+        print(HEADER)
+        print(peer_row(1000, times))
+        peer = ratios(times)
     if args.datamodel_codegen or args.large:
         print("\nissue #12's targets, on this run's figures:")
         for target, met in targets(rows, peer):
