@@ -232,6 +232,7 @@ class _Size:
             **{kind: statistics.median(times) for kind, times in self.times.items()},
             "noop_process": _process(self.specs, self.out),
             "peak_mb": _peak_mb(self.specs, self.folder / "fresh"),
+            "rounds": self.times,
         }
 
 
@@ -402,6 +403,12 @@ def _report(args: argparse.Namespace, tmp: Path) -> None:
             f" {row['noop_process']:>15.2f} {row['one']:>10.2f} {100 * row['one'] / first:>9.1f}%"
             f" {row['peak_mb']:>8.0f}"
         )
+    for row in rows:
+        each = "; ".join(
+            f"{kind} " + " ".join(f"{t:.3f}" for t in row["rounds"][kind])
+            for kind in ("first", "noop", "one")
+        )
+        print(f"  {row['tools']} tools, each round, s: {each}")
     if args.large:
         seconds, peak = wide(100_000, tmp / "wide")
         print(
