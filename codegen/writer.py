@@ -22,9 +22,11 @@ import posixpath
 import re
 import secrets
 import stat
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from . import __version__
 from .diagnostics import Diagnostics
@@ -53,6 +55,21 @@ _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
 _TEMPORARY_PREFIX = secrets.token_hex(8)
 _TEMPORARY_NUMBERS = itertools.count()
 _LINK_ERRORS = {errno.ELOOP, errno.ENOTDIR, getattr(errno, "EMLINK", errno.ELOOP)}
+# Files at least this large are hashed, and written in place of old ones, two at a time in threads (hashlib and
+# os.write release the GIL): an edit of 10,000 tools writes four export files of 20 MB each again.
+_LARGE = 1 << 20
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def _in_threads(function: Callable[[T], R], items: list[T]) -> list[R]:
+    """`[function(item) for item in items]`, two at a time in threads when there are several (the threads
+    are gone when it returns, so a later fork leaves none stopped mid-way)."""
+    if len(items) < 2:
+        return [function(item) for item in items]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return list(pool.map(function, items))
 
 
 def _kind(name: str, folder: int) -> str:
@@ -319,9 +336,18 @@ class OutputFolder:
                 continue
             with self._parent(rels[0], create=True) as found:
                 assert found is not None
+                folder_fd = found[0]
+
+                def write(rel: str) -> None:
+                    self._write_in(folder_fd, posixpath.basename(rel), files[rel])
+
                 for rel in rels:
                     _refuse_bad_path(rel)
-                    self._write_in(found[0], posixpath.basename(rel), files[rel])
+                large = [rel for rel in rels if len(files[rel]) >= _LARGE]
+                for rel in rels:
+                    if len(files[rel]) < _LARGE:
+                        write(rel)
+                _in_threads(write, large)
         for top, rels in fresh.items():
             self._write_fresh(top, {rel: files[rel] for rel in rels})
 
@@ -513,6 +539,7 @@ def _encode_all(
     """encode_all, and the sha256 of every file, the manifest included (which lists the `kept` files too)."""
     encoded: dict[str, bytes] = {}
     digests: dict[str, str] = {rel: sha for rel, (sha, _) in kept.items()}
+    large: list[str] = []
     for rel, text in files.items():
         problem = path_problem(rel)
         if problem is not None or rel == MANIFEST or rel in kept:
@@ -528,10 +555,18 @@ def _encode_all(
             raise WriteError(
                 f"cannot write {shown(rel)}: its text is not valid Unicode ({exc.reason} at {exc.start})"
             ) from None
-        digests[rel] = hashlib.sha256(data).hexdigest()
+        if len(data) >= _LARGE:
+            large.append(rel)
+        else:
+            digests[rel] = _sha256_hex(data)
+    digests.update(zip(large, _in_threads(_sha256_hex, [encoded[r] for r in large])))
     manifest = encoded[MANIFEST] = _manifest(digests).encode("utf-8")
     digests[MANIFEST] = hashlib.sha256(manifest).hexdigest()
     return encoded, digests
+
+
+def _sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def write_output(

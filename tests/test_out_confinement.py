@@ -351,3 +351,63 @@ def test_manifest_entries_never_reach_outside_out(tmp_path_factory, rel: str) ->
     )
     write_output(out, {"gen.py": "x = 1\n"})
     assert outside.read_text() == "outside" and (root / "sub" / "a.py").exists()
+
+
+def test_large_files_hashed_and_written_in_threads_are_written_whole(
+    tmp_path: Path,
+) -> None:
+    """Files of a megabyte and more are hashed and written two at a time: each lands whole, beside the small
+    ones, and the manifest lists each one's hash."""
+    out = tmp_path / "out"
+    for round in range(2):
+        files = {
+            f"schemas/big{n}.json": bytes([48 + n + round]) * ((1 << 20) + n)
+            for n in range(3)
+        }
+        files["schemas/small.json"] = f"{round}\n".encode()
+        write_output(out, files)
+        for rel, data in files.items():
+            assert (out / rel).read_bytes() == data
+        listed = json.loads((out / MANIFEST).read_text())["files"]
+        assert {rel: entry["sha256"] for rel, entry in listed.items()} == {
+            rel: hashlib.sha256(data).hexdigest() for rel, data in files.items()
+        }
+        assert sorted(p.name for p in (out / "schemas").iterdir()) == sorted(
+            posixpath.basename(rel) for rel in files
+        )
+
+
+def test_a_link_where_a_large_file_goes_is_refused_and_never_written_through(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out"
+    big = {f"schemas/big{n}.json": b"x" * (1 << 20) for n in range(2)}
+    write_output(out, big)
+    (tmp_path / "target").write_bytes(b"mine")
+    (out / "schemas" / "big1.json").unlink()
+    (out / "schemas" / "big1.json").symlink_to(tmp_path / "target")
+    with pytest.raises(WriteError, match="symbolic link"):
+        write_output(out, {rel: b"y" * (1 << 20) for rel in big})
+    assert (tmp_path / "target").read_bytes() == b"mine"
+
+
+def test_a_failed_threaded_write_is_raised_and_leaves_no_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codegen import writer
+
+    out = tmp_path / "out"
+    big = {f"schemas/big{n}.json": b"x" * (1 << 20) for n in range(3)}
+    write_output(out, big)
+    real = writer.OutputFolder._write_in
+
+    def failing(folder: int, name: str, data: bytes) -> None:
+        if name == "big1.json":
+            raise OSError(28, "No space left on device")
+        real(folder, name, data)
+
+    monkeypatch.setattr(writer.OutputFolder, "_write_in", staticmethod(failing))
+    with pytest.raises(OSError, match="No space"):
+        write_output(out, {rel: b"y" * (1 << 20) for rel in big})
+    assert (out / "schemas" / "big1.json").read_bytes() == b"x" * (1 << 20)
+    assert not [p for p in (out / "schemas").iterdir() if p.name.endswith(".tmp")]
