@@ -349,3 +349,12 @@ def test_a_default_is_judged_as_against_the_whole_document(
     expected = is_valid(default, root, pointer="/properties/f")
     sub = parsed["properties"]["f"]
     assert _default_fits(default, sub, root, "/properties/f") == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(name=st.from_regex(r"[a-z]+(_([a-z]+|[0-9]+))*", fullmatch=True) | st.text())
+def test_a_name_in_snake_case_already_is_its_own_snake_form(name: str) -> None:
+    """`snake`'s shortcut for names in snake case already gives what splitting them into words gives."""
+    from codegen.passes.naming import snake, words
+
+    assert snake(name) == "_".join(w.lower() for w in words(name))

@@ -66,9 +66,16 @@ def words(name: str) -> list[str]:
     ]
 
 
+# A name in snake case already, each word all lowercase letters or all digits, is its own snake form: `words`
+# finds exactly its words. Most file, tool and property names are; only the others are split.
+_SNAKE = re.compile(r"[a-z]+(?:_(?:[a-z]+|[0-9]+))*")
+
+
 # Cached: the same property and tool names recur across a package, and each is named several times.
 @lru_cache(maxsize=1 << 16)
 def snake(name: str) -> str:
+    if _SNAKE.fullmatch(name):
+        return name
     return "_".join(w.lower() for w in words(name))
 
 
