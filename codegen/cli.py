@@ -254,8 +254,13 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     finally:
         _report(output_diags.sorted(), args)
     if use_cache:
+        # the spec files the scan found, read as it found them (an edit rebuild): the scan's digest is theirs
+        if previous is not None and result.sources == previous.sources:
+            inputs = previous.inputs
+        else:
+            inputs = cache.input_digest(key, result.sources)
         record = cache.Record(
-            cache.input_digest(key, result.sources),
+            inputs,
             report.files,
             result.tools,
             warnings,

@@ -106,6 +106,9 @@ def test_an_edit_recompiles_only_its_file_and_out_matches_a_full_build(
     assert _same_as_a_full_build(capsys)[0] == 0
     assert reuses == [False, True, False]
     assert (project / "out" / "gamma.py").stat().st_mtime_ns == gamma
+    # the edit's record (its digest of the inputs taken from the scan) makes the next build a no-op
+    assert cli.main(["specs", "-o", "out"]) == 0
+    assert reuses == [False, True, False]
 
 
 ENTITY_MODULE = "entities/user.py"  # the module of entities/User.schema.json
