@@ -367,7 +367,7 @@ def _files(
     if same_init:
         reused_paths.add("__init__.py")
         keep("__init__.py")
-    units = [unit for unit in python_units(plan) if unit.path not in reused_paths]
+    units = python_units(plan, skip=reused_paths)
     files: dict[str, str | bytes] = dict(
         format_all({unit.path: unit.render() for unit in units})
     )

@@ -8,7 +8,7 @@ templates need in a shape they can print without logic.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -97,19 +97,21 @@ class Unit:
     render: Callable[[], PythonFile]
 
 
-def python_units(plan: PackagePlan) -> list[Unit]:
-    """Every generated Python file of the package, by its path inside OUT (rendered on demand)."""
+def python_units(plan: PackagePlan, skip: Collection[str] = ()) -> list[Unit]:
+    """Every generated Python file of the package but those whose paths `skip` holds, by its path inside OUT
+    (rendered on demand)."""
     native = (plan.native, plan.json_native)
     units = [
         Unit(module.path, partial(_render_module, module, plan, native))
         for module in plan.modules
+        if module.path not in skip
     ]
     for package in sorted(_subpackages(plan)):
         units.append(
             Unit(f"{package}/__init__.py", partial(_render_subpackage, plan, package))
         )
     units.append(Unit("__init__.py", partial(_render_init, plan)))
-    return units
+    return [unit for unit in units if unit.path not in skip] if skip else units
 
 
 def subpackage_inits(plan: PackagePlan) -> list[str]:
