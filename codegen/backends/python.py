@@ -107,11 +107,12 @@ def python_units(plan: PackagePlan, skip: Collection[str] = ()) -> list[Unit]:
         if module.path not in skip
     ]
     for package in sorted(_subpackages(plan)):
-        units.append(
-            Unit(f"{package}/__init__.py", partial(_render_subpackage, plan, package))
-        )
-    units.append(Unit("__init__.py", partial(_render_init, plan)))
-    return [unit for unit in units if unit.path not in skip] if skip else units
+        path = f"{package}/__init__.py"
+        if path not in skip:
+            units.append(Unit(path, partial(_render_subpackage, plan, package)))
+    if "__init__.py" not in skip:
+        units.append(Unit("__init__.py", partial(_render_init, plan)))
+    return units
 
 
 def subpackage_inits(plan: PackagePlan) -> list[str]:
