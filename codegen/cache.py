@@ -40,7 +40,7 @@ from .sources import MAX_SPEC_BYTES, discover_names
 from .spec_bytes import UnreadableSpec, read_spec_bytes
 from .writer import MANIFEST, OutputFolder, WriteError
 
-FORMAT = 4
+FORMAT = 5
 MAX_RECORD_BYTES = 256 * 1024 * 1024
 _READ_FLAGS = (
     os.O_RDONLY
@@ -244,8 +244,16 @@ class Record:
     # `parts` as the record keeps it: JSON text within the record, parsed only by an edit rebuild
     # (`parts_document`), since it is most of the record and a no-op does not need it
     parts_json: str = "null"
+    # the sha256 of that text: an edit rebuild takes what it reads of it as written, and need not read the
+    # whole of it to know that
+    parts_sha: str = ""
 
     def to_json(self) -> bytes:
+        if self.parts is None:
+            parts, parts_sha = self.parts_json, self.parts_sha
+        else:
+            text = _dumps(self.parts)
+            parts, parts_sha = text.decode("utf-8"), _sha256(text)
         document = {
             "format": FORMAT,
             "inputs": self.inputs,
@@ -255,11 +263,8 @@ class Record:
             "folded": self.folded,
             "every": self.every,
             "base": self.base,
-            "parts": (
-                self.parts_json
-                if self.parts is None
-                else _dumps(self.parts).decode("utf-8")
-            ),
+            "parts": parts,
+            "parts_sha": parts_sha,
             "stamps": self.stamps,
             "spec_stamps": self.spec_stamps,
         }
@@ -310,6 +315,7 @@ class Record:
                 stamps,
                 spec_stamps,
                 doc["parts"],
+                doc["parts_sha"],
             )
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None
@@ -317,7 +323,12 @@ class Record:
         counts_ok = type(record.tools) is int and type(record.warnings) is int
         digests_ok = all(
             type(text) is str
-            for text in (record.inputs, record.base, record.parts_json)
+            for text in (
+                record.inputs,
+                record.base,
+                record.parts_json,
+                record.parts_sha,
+            )
         )
         if not (digests_ok and lines_ok and counts_ok):
             return None
@@ -327,7 +338,10 @@ class Record:
         """What each spec file's compile left (codegen/incremental.py reads it defensively); None if unreadable."""
         if self.parts is None:
             try:
-                self.parts = _loads(self.parts_json)
+                text = self.parts_json.encode("utf-8")
+                if _sha256(text) != self.parts_sha:
+                    return None  # damaged: not as the build that recorded it wrote it
+                self.parts = _loads(text)
             except (ValueError, RecursionError):
                 return None
         return self.parts
