@@ -21,7 +21,7 @@ from .compile_result import CompileResult
 from .diagnostics import Diagnostics
 from .formatting import format_all
 from .frontends import BRIMLEY_SUFFIXES
-from .incremental import compile_changed, init_key, parts_document
+from .incremental import compile_changed, init_key, module_document, parts_document
 from . import split
 from .parallel import WorkQueue, in_background
 from .remotes import RemoteDocuments
@@ -183,7 +183,10 @@ def _finish(
     }
     if len(builder.parts) == len(result.sources):  # every spec file has its module
         order = [(rel, sha) for _, rel, sha in result.sources]
-        result.parts = parts_document(order, builder.parts, spans, init_key(plan))
+        documents = {
+            rel: module_document(parts) for rel, parts in builder.parts.items()
+        }
+        result.parts = parts_document(order, documents, spans, init_key(plan))
     return result
 
 

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -424,6 +425,97 @@ def test_an_edit_under_prefixes_matches_a_full_build(
     assert cli.main(["specs", "-o", "fresh", "--no-cache", *prefixes]) == 0
     assert _tree(project / "out") == _tree(project / "fresh")
     assert "gl__issues" in (project / "out" / "schemas" / "tools.mcp.json").read_text()
+
+
+@pytest.fixture
+def plans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """For each edit planned: "in place" or "replayed" (the namespace replayed in build order)."""
+    seen: list[str] = []
+    build, in_place = (
+        build_plan.PlanBuilder.build,
+        build_plan.PlanBuilder.build_in_place,
+    )
+
+    def replaying(self: build_plan.PlanBuilder) -> Any:
+        if self.reused:  # a full compile plans with nothing reused
+            seen.append("replayed")
+        return build(self)
+
+    def answering(self: build_plan.PlanBuilder, order: list[str]) -> Any:
+        seen.append("in place")
+        return in_place(self, order)
+
+    monkeypatch.setattr(build_plan.PlanBuilder, "build", replaying)
+    monkeypatch.setattr(build_plan.PlanBuilder, "build_in_place", answering)
+    return seen
+
+
+def test_an_edit_asking_for_the_same_names_is_planned_in_place(
+    project: Path,
+    reuses: list[bool],
+    plans: list[str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An edit whose file asks for every name just as it did and exports the same ones (a description here,
+    then a type) is planned alone, answered the names it got, without replaying the other files' claims: only
+    its module and the export files are made again. Asking for another name (a tool more) replays them.
+    """
+    assert cli.main(["specs", "-o", "out"]) == 0
+    rendered: list[str] = []
+    render = incremental.format_all
+
+    def noting(files: dict[str, Any]) -> dict[str, str]:
+        rendered.extend(files)
+        return render(files)
+
+    monkeypatch.setattr(incremental, "format_all", noting)
+    beta = project / "specs" / "beta.json"
+    beta.write_text(json.dumps([_tool("beta", "Edited."), _tool("beta_two")]))
+    assert _same_as_a_full_build(capsys)[0] == 0
+    assert plans == ["in place"] and rendered == ["beta.py"]
+    typed = [_tool("beta", "Edited."), _tool("beta_two")]
+    typed[1]["parameters"]["properties"]["x"] = {"type": "string", "maxLength": 3}
+    beta.write_text(json.dumps(typed))
+    assert _same_as_a_full_build(capsys)[0] == 0
+    assert plans == ["in place"] * 2
+    assert "max_length=3" in (project / "out" / "beta.py").read_text()
+    beta.write_text(json.dumps([*typed, _tool("beta_three")]))
+    assert _same_as_a_full_build(capsys)[0] == 0
+    assert plans == ["in place"] * 3 + ["replayed"]
+    # the same names asked for (`beta-two` is the function `beta_two`), but another tool: replayed
+    beta.write_text(json.dumps([*typed[:1], _tool("beta-two"), _tool("beta_three")]))
+    assert _same_as_a_full_build(capsys)[0] == 0
+    assert plans == ["in place"] * 3 + ["replayed", "in place", "replayed"]
+    assert '"beta-two"' in (project / "out" / "schemas" / "tools.mcp.json").read_text()
+    assert reuses == [False, True, False, True, False, True, False, True, False]
+
+
+@pytest.mark.parametrize("damage", ["edited entry", "span"])
+def test_a_record_damaged_with_its_digest_made_again_still_means_a_full_build(
+    project: Path, reuses: list[bool], capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
+    """The digest of the record's parts makes any damage a full build; an edit also checks what it reads of
+    them, so a record changed with its digest made to match is not taken as it stands either.
+    """
+    assert cli.main(["specs", "-o", "out"]) == 0
+    path = cache.record_path(project / "out")
+    assert path is not None
+    record = json.loads(path.read_text())
+    parts = json.loads(record["parts"])
+    if damage == "edited entry":
+        parts["modules"]["beta.json"]["tools"] = "beta"
+    else:
+        name, start, end = parts["exports"]["mcp"]["gamma"]
+        parts["exports"]["mcp"]["gamma"] = [name, start - 1, end - 1]
+    record["parts"] = json.dumps(parts)
+    record["parts_sha"] = hashlib.sha256(record["parts"].encode()).hexdigest()
+    path.write_text(json.dumps(record))
+    (project / "specs" / "beta.json").write_text(
+        json.dumps([_tool("beta", "Edited."), _tool("beta_two")])
+    )
+    assert _same_as_a_full_build(capsys)[0] == 0
+    assert reuses == [False, False, False]
 
 
 def test_files_after_the_last_edit_are_not_replayed_when_the_edit_keeps_its_names(

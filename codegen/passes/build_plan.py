@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,6 +75,41 @@ class LoggedScope(Scope):
         taken = name in self.taken
         self._log[0].append((self.label, (name,), taken))
         return taken
+
+
+class AnsweredScope(LoggedScope):
+    """A scope that gives each claim (and each test of a name) the answer the last build's plan of the
+    current module got, when it is asked just as it was then; raises ReplayMismatch otherwise.
+
+    A module planned again in the namespace the last build left before it, asking for the same names in the
+    same order, gets the same answers: the answers need not be worked out from the other modules' names.
+    """
+
+    def __init__(
+        self, label: str, log: list[list[Claim]], answers: list[Iterator[Claim]]
+    ) -> None:
+        super().__init__(label, log)
+        # one shared cell: [the current module's recorded claims, as yet unasked]
+        self._answers = answers
+
+    def _answer(self, names: tuple[str, ...]) -> str | bool:
+        recorded = next(self._answers[0], None)
+        if recorded is None or recorded[:2] != (self.label, names):
+            raise ReplayMismatch(self.label, names)
+        self._log[0].append(recorded)
+        return recorded[2]
+
+    def claim(self, name: str, *alternatives: str) -> str:
+        got = self._answer((name, *alternatives))
+        if type(got) is not str:
+            raise ReplayMismatch(self.label, name)
+        return got
+
+    def has(self, name: str) -> bool:
+        got = self._answer((name,))
+        if type(got) is not bool:
+            raise ReplayMismatch(self.label, name)
+        return got
 
 
 @dataclass
@@ -181,9 +216,7 @@ class PlanBuilder:
 
     def build(self) -> PackagePlan:
         """The plan of every module; raises ReplayMismatch when a reused module would now get other names."""
-        built = {
-            spec.source.rel.as_posix(): (spec, plan) for spec, plan in self._modules()
-        }
+        built = self._built()
         order = self.order if self.order is not None else list(built)
         for rel in order:
             if rel in self.reused:
@@ -193,14 +226,7 @@ class PlanBuilder:
                 for name, claim in parts.entity_claims:
                     self.entity_classes[name] = str(claim[2])
                 continue
-            spec, plan = built[rel]
-            parts = self.parts[rel] = ModuleParts(plan.dotted, plan.path)
-            for entity in spec.entities:
-                self._log[0] = []
-                self.entity_classes[entity.name] = self.classes.claim(
-                    class_name(entity.name)
-                )
-                parts.entity_claims.append((entity.name, self._log[0][0]))
+            self._claim_entities(rel, *built[rel])
         package = PackagePlan([], [], {}, entity_classes=self.entity_classes)
         # Past the last file planned again, when every file planned again claimed just what it did in the last
         # build, the namespace goes on as it went then: the reused files' claims would all come out as they
@@ -214,27 +240,88 @@ class PlanBuilder:
                 replay = i < last or not as_before
                 self._reuse(rel, self.reused[rel], package, replay)
                 continue
-            spec, plan = built[rel]
-            package.modules.append(plan)
-            parts = self.parts[rel]
-            self._log[0] = parts.claims
-            self.documents.used = parts.deps
-            for entity in spec.entities:
-                self._entity(entity, spec, plan, package)
-            for tool in spec.tools:
-                tool_plan = self._tool(tool, spec, plan)
-                plan.tools.append(tool_plan)
-                package.tools.append(tool_plan)
-            for resource in spec.resources:
-                plan.resources.append(resource_plan(self, resource, spec, plan))
-            for agent in spec.agents:
-                metadata = to_plain(dict(agent.metadata))
-                package.agents.append(
-                    AgentPlan(agent.name, agent.description, agent.tools, metadata)
-                )
-            parts.deps.discard(rel)
-            self._summarise(parts, plan)
-            as_before = as_before and self._as_before(rel, parts)
+            self._plan_module(rel, *built[rel], package)
+            as_before = as_before and self._as_before(rel, self.parts[rel])
+        self._finish(package, self.reused.values())
+        return package
+
+    def build_in_place(self, order: list[str]) -> PackagePlan:
+        """The plan of the modules of `program` not reused, alone, each answered the names the last build's
+        plan of it got (`before`) while it asks for them just as then (the package's other names are then
+        as they were): raises ReplayMismatch at the first claim asked otherwise, or a claim left unasked.
+        `order`: the files planned, in build order. The reused modules (of `program`, as read for their
+        entities) only give their entities' classes and their models.
+        """
+        answers: list[Iterator[Claim]] = [iter(())]
+        self.classes, self.functions, self.prefixes, self.constants = (
+            AnsweredScope(label, self._log, answers)
+            for label in ("classes", "functions", "prefixes", "constants")
+        )
+        built = self._built()
+        for parts in self.reused.values():
+            for name, claim in parts.entity_claims:
+                self.entity_classes[name] = str(claim[2])
+
+        def answering(claims: list[Claim]) -> None:
+            if next(answers[0], None) is not None:
+                raise ReplayMismatch("a claim of the last build not asked")
+            answers[0] = iter(claims)
+
+        for rel in order:
+            answering([claim for _, claim in self.before[rel].entity_claims])
+            self._claim_entities(rel, *built[rel])
+        package = PackagePlan([], [], {}, entity_classes=self.entity_classes)
+        for rel in order:
+            answering(self.before[rel].recorded_claims())
+            self._plan_module(rel, *built[rel], package)
+        answering([])
+        for parts in self.reused.values():
+            for name in parts.models:
+                package.model_modules[name] = parts.dotted
+        self._finish(package, self.reused.values())
+        return package
+
+    def _built(self) -> dict[str, tuple[SpecModule, ModulePlan]]:
+        return {
+            spec.source.rel.as_posix(): (spec, plan) for spec, plan in self._modules()
+        }
+
+    def _claim_entities(self, rel: str, spec: SpecModule, plan: ModulePlan) -> None:
+        """Claim the classes of a module's entities (before any other claim of any module)."""
+        parts = self.parts[rel] = ModuleParts(plan.dotted, plan.path)
+        for entity in spec.entities:
+            self._log[0] = []
+            self.entity_classes[entity.name] = self.classes.claim(
+                class_name(entity.name)
+            )
+            parts.entity_claims.append((entity.name, self._log[0][0]))
+
+    def _plan_module(
+        self, rel: str, spec: SpecModule, plan: ModulePlan, package: PackagePlan
+    ) -> None:
+        """Plan a module's entities, tools, resources and agents into `package`, noting its parts."""
+        package.modules.append(plan)
+        parts = self.parts[rel]
+        self._log[0] = parts.claims
+        self.documents.used = parts.deps
+        for entity in spec.entities:
+            self._entity(entity, spec, plan, package)
+        for tool in spec.tools:
+            tool_plan = self._tool(tool, spec, plan)
+            plan.tools.append(tool_plan)
+            package.tools.append(tool_plan)
+        for resource in spec.resources:
+            plan.resources.append(resource_plan(self, resource, spec, plan))
+        for agent in spec.agents:
+            metadata = to_plain(dict(agent.metadata))
+            package.agents.append(
+                AgentPlan(agent.name, agent.description, agent.tools, metadata)
+            )
+        parts.deps.discard(rel)
+        self._summarise(parts, plan)
+
+    def _finish(self, package: PackagePlan, reused: Iterable[ModuleParts]) -> None:
+        """Which module defines each model planned, and which models are native."""
         self._log[0] = []
         self.documents.used = None
         for plan in package.modules:
@@ -242,16 +329,16 @@ class PlanBuilder:
                 package.model_modules[model.class_name] = plan.dotted
         # Which models are native depends on the models they use, in any file: decided here for all, with
         # what the record says of the reused modules' models (which are not planned again).
+        reused = list(reused)
         known = (
-            {name for parts in self.reused.values() for name in parts.native},
-            {name for parts in self.reused.values() for name in parts.text},
+            {name for parts in reused for name in parts.native},
+            {name for parts in reused for name in parts.text},
         )
         models = [model for plan in package.modules for model in plan.models]
         package.native, package.json_native = native_models(models, known)
         for parts in self.parts.values():
             parts.native = [name for name in parts.models if name in package.native]
             parts.text = [name for name in parts.models if name in package.json_native]
-        return package
 
     def extend(
         self, rels: list[str], parts: Mapping[str, ModuleParts], package: PackagePlan
