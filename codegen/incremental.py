@@ -40,7 +40,7 @@ from .backends.python import python_units, runtime_names, subpackage_inits
 from .backends.schemas import (
     ExportSpans,
     dump_json,
-    join_export,
+    splice_export,
     tiles,
     tool_fragment,
 )
@@ -603,18 +603,17 @@ def _spliced(
     places = [(start, end) for _, (_, start, end) in sorted(spans.items())]
     if not tiles(flavour, before, places):
         raise Unusable
-    entries = []
+    entries: list[tuple[str, str, AnyStr | tuple[int, int]]] = []
     for tool in ordered:
         name = names[tool]
         if tool in made:
-            fragment = made[tool]
-        else:
-            recorded = spans.get(tool)
-            if recorded is None or recorded[0] != name:
-                raise Unusable
-            fragment = before[recorded[1] : recorded[2]]
-        entries.append((tool, name, fragment))
-    return join_export(flavour, entries)
+            entries.append((tool, name, made[tool]))
+            continue
+        recorded = spans.get(tool)
+        if recorded is None or recorded[0] != name:
+            raise Unusable
+        entries.append((tool, name, recorded[1:]))
+    return splice_export(flavour, before, entries)
 
 
 def _bytes_of(out: OutFiles, rel: str) -> bytes:

@@ -198,6 +198,50 @@ def join_export(
     return first[:0].join(parts), spans
 
 
+def splice_export(
+    flavour: str,
+    before: AnyStr,
+    entries: list[tuple[str, str, AnyStr | tuple[int, int]]],
+) -> tuple[AnyStr, dict[str, tuple[str, int, int]]]:
+    """What `join_export` makes of `entries` (tool name, exported name, fragment), where a fragment may be
+    the (start, end) of an entry of `before`, an export file of the same flavour that `tiles` vouched for.
+    Entries next to each other in `before` are copied as one run, frame between them included (an edit of
+    one tool among 10,000 copies two runs, not 10,000 entries).
+    """
+    first, between, last, empty = _frames(flavour, before)
+    if not entries:
+        return empty, {}
+    whole = memoryview(before) if type(before) is bytes else before
+    pieces: list[Any] = []
+    spans = {}
+    at = 0
+    run: list[int] | None = None  # [start, end] in `before` of the entries being copied
+    for index, (tool, exported, fragment) in enumerate(entries):
+        lead = first if index == 0 else between
+        at += len(lead)
+        if type(fragment) is tuple:
+            start, end = fragment
+            if run is not None and start == run[1] + len(between):
+                run[1] = end  # the next entry of `before`: its lead is the frame there
+            else:
+                if run is not None:
+                    pieces.append(whole[run[0] : run[1]])
+                pieces.append(lead)
+                run = [start, end]
+        else:
+            if run is not None:
+                pieces.append(whole[run[0] : run[1]])
+                run = None
+            pieces.extend((lead, fragment))
+            start, end = 0, len(fragment)
+        spans[tool] = (exported, at, at + end - start)
+        at += end - start
+    if run is not None:
+        pieces.append(whole[run[0] : run[1]])
+    pieces.append(last)
+    return first[:0].join(pieces), spans
+
+
 def tiles(flavour: str, text: AnyStr, places: list[tuple[int, int]]) -> bool:
     """Whether `places` (start, end), in order, are the entries of an export file `text` as `join_export`
     frames them: what lies between them is the frame, exactly."""
