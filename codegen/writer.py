@@ -268,17 +268,22 @@ class OutputFolder:
         """`lstat` of many files (None where one is missing), each folder on the way opened once."""
         found: dict[str, os.stat_result | None] = {}
         for names in _by_folder(rels).values():
+            for rel in names:
+                _refuse_bad_path(rel)
             with self._parent(names[0]) as parent:
+                if parent is None:
+                    found.update(dict.fromkeys(names))
+                    continue
+                # a plain loop: this is a no-op rebuild's most of the time (20,000 files for 10,000 tools)
                 for rel in names:
-                    _refuse_bad_path(rel)
-                    found[rel] = None
-                    if parent is not None:
-                        with contextlib.suppress(FileNotFoundError):
-                            found[rel] = os.stat(
-                                posixpath.basename(rel),
-                                dir_fd=parent[0],
-                                follow_symlinks=False,
-                            )
+                    try:
+                        found[rel] = os.stat(
+                            rel.rpartition("/")[2],
+                            dir_fd=parent[0],
+                            follow_symlinks=False,
+                        )
+                    except FileNotFoundError:
+                        found[rel] = None
         return found
 
     def read_stat(self, rel: str, limit: int) -> tuple[bytes, os.stat_result] | None:
