@@ -20,7 +20,7 @@ from .config import (
     parse_ref_map_item,
 )
 from .diagnostics import Diagnostic, Diagnostics, render_all
-from .passes.resolve import valid_prefix
+from .tool_prefix import valid_prefix
 from .writer import MANIFEST, WriteError, diff_output, write_output
 
 

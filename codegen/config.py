@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .diagnostics import Diagnostics, SourceFile, Span
-from .passes.resolve import PREFIX_MAX_LENGTH, valid_prefix
+from .tool_prefix import PREFIX_MAX_LENGTH, valid_prefix
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -23,6 +23,7 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .diagnostics import (
     UNSAFE_CHARACTERS,
@@ -31,9 +32,11 @@ from .diagnostics import (
     SpecError,
     printable,
 )
-from .frontends import SPEC_SUFFIXES, route
-from .ir import SpecModule
+from .frontends import SPEC_SUFFIXES, is_spec, route
 from .spec_bytes import UnreadableSpec, read_spec_bytes
+
+if TYPE_CHECKING:  # a no-op build discovers the spec files, and needs no IR
+    from .ir import SpecModule
 
 MAX_SPEC_BYTES = 8 * 1024 * 1024
 
@@ -69,7 +72,7 @@ def discover_names(
     for spec in specs:
         if spec.is_dir():
             _walk(spec.as_posix(), excluded, diags, found, ignored)
-        elif route(spec) is None:
+        elif not is_spec(spec):
             ignored.append(printable(spec.as_posix()))
         elif UNSAFE_CHARACTERS.search(spec.name):
             _report(diags, spec, "file-name", _UNUSABLE_NAME)
@@ -138,7 +141,7 @@ def _candidate(
     spec_like = path.endswith(SPEC_SUFFIXES)
     if is_link and spec_like:
         _report(diags, Path(path), "symlink", _LINK_NOT_FOLLOWED)
-    elif is_link or route(path) is None:
+    elif is_link or not is_spec(path):
         ignored.append(printable(path))
     elif UNSAFE_CHARACTERS.search(rel):
         _report(diags, Path(path), "file-name", _UNUSABLE_NAME)

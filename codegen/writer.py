@@ -23,7 +23,6 @@ import re
 import secrets
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -68,6 +67,8 @@ def _in_threads(function: Callable[[T], R], items: list[T]) -> list[R]:
     are gone when it returns, so a later fork leaves none stopped mid-way)."""
     if len(items) < 2:
         return [function(item) for item in items]
+    from concurrent.futures import ThreadPoolExecutor  # (not imported by a no-op build)
+
     with ThreadPoolExecutor(max_workers=2) as pool:
         return list(pool.map(function, items))
 

@@ -8,6 +8,8 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -62,6 +64,52 @@ def _snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
         p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
         for p in sorted(root.rglob("*"))
         if p.is_file()
+    }
+
+
+# What a no-op build has no use for: the compiler (IR, front ends, passes, back ends) and what it renders with.
+_COMPILER_MODULES = (
+    "codegen.compiler",
+    "codegen.ir",
+    "codegen.frontends.json",
+    "codegen.passes.resolve",
+    "codegen.backends",
+    "jinja2",
+    "lark",
+    "yaml",
+    "concurrent.futures",
+)
+
+
+def test_a_noop_rebuild_imports_none_of_the_compiler(project: Path) -> None:
+    """`python -m codegen` with nothing to do imports only the record's reading and checking: importing the
+    compiler took longer than the no-op itself."""
+    assert _build("-q") == 0
+    code = (
+        "import json, sys\n"
+        "from codegen import cli\n"
+        "status = cli.main(['specs', '-o', 'out', '-q'])\n"
+        "print(json.dumps([status, sorted(sys.modules)]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    status, modules = json.loads(done.stdout)
+    assert status == 0
+    assert "codegen.cache" in modules
+    imported = [m for m in modules if m.startswith(_COMPILER_MODULES)]
+    assert imported == []
+    # and a build that compiles (JSON specs: no gram grammar, no YAML) does import them: the names are real
+    shutil.rmtree(project / "out")
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    status, modules = json.loads(done.stdout)
+    assert status == 0
+    assert set(_COMPILER_MODULES) - set(modules) == {
+        "lark",
+        "yaml",
+        "concurrent.futures",
     }
 
 

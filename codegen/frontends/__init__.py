@@ -10,14 +10,26 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostics, SourceFile
-from ..ir import SpecModule
 
-FrontEnd = Callable[[SourceFile, Diagnostics], SpecModule]
+if TYPE_CHECKING:  # `route` runs on every build, a no-op included, which needs no IR
+    from ..ir import SpecModule
+
+FrontEnd = Callable[[SourceFile, Diagnostics], "SpecModule"]
 # A file named otherwise is never a spec (a `.sql` file is one only if it opens with the Brimley block).
 SPEC_SUFFIXES = (".gram", ".json", ".yaml", ".yml", ".sql")
 BRIMLEY_SUFFIXES = (".yaml", ".yml", ".sql")
+
+
+def is_spec(path: Path | str) -> bool:
+    """Whether `route` gives the file a front end, without importing one (discovery runs on every build, a
+    no-op included) but for a `.sql` file, whose first bytes decide."""
+    name = path.name if isinstance(path, Path) else posixpath.basename(path)
+    if name.endswith(".sql"):
+        return route(path) is not None
+    return name.endswith((".gram", ".json", ".yaml", ".yml"))
 
 
 def route(path: Path | str) -> FrontEnd | None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import posixpath
-import re
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +30,7 @@ from ..ir import (
     schema_objects,
 )
 from ..runtime.validation import SUBSCHEMA_MAPS
+from ..tool_prefix import PREFIX_SEPARATOR
 from .bundle import Bundler
 from .check_refs import check_refs
 from .naming import Scope
@@ -67,18 +67,6 @@ class Program:
     dropped: list[Tool] = field(default_factory=list)
     # Embeds the documents a schema refers to by URI (bundle.py); None: references stay as written.
     bundler: Bundler | None = None
-
-
-# Tools of a prefixed folder are called `<prefix>__<tool>` on the wire (as MCP clients name a server's tools):
-# letters, digits, `-` and single `_`, so the name stays valid for the OpenAI and Anthropic name rules and the
-# double underscore separates the prefix from the tool's own name.
-PREFIX_SEPARATOR = "__"
-PREFIX_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9-]*(?:_[A-Za-z0-9-]+)*\Z")
-PREFIX_MAX_LENGTH = 32
-
-
-def valid_prefix(prefix: str) -> bool:
-    return len(prefix) <= PREFIX_MAX_LENGTH and bool(PREFIX_PATTERN.match(prefix))
 
 
 def apply_prefixes(
