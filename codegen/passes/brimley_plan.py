@@ -86,7 +86,8 @@ def sql_plan(
 ) -> SqlPlan:
     """The generated implementation of a SQL tool: its text for `text()`, its binds and its row mapping."""
     assert tool.sql is not None
-    from ..sqlscan import render, scan  # imported by the first SQL tool: a compile without one never needs it
+    # imported by the first SQL tool: a compile without one never needs it
+    from ..sqlscan import render, scan
 
     found = scan(tool.sql.text)
     attrs = {f.wire_name: f.py_name for f in fields}
