@@ -248,6 +248,9 @@ def test_spec_text_only_ever_becomes_a_literal(key: str, value: Any) -> None:
     # (the document scan that leaves dynamic references to the interpreter also sees them as property names:
     # conservative, and not what this test is about)
     assume(key not in _INTERPRETED_NAMES)
+    # a fragment that decodes to a leading "/" is a JSON pointer, not the anchor this test names (the pointer
+    # `#%2F` names the property "" of the root, which is not there: the interpreter reports it)
+    assume(not key.startswith("/"))
     schema = {
         "$defs": {"named": {"$anchor": key or "a", "maxProperties": 3}},
         "$ref": "#" + quote(key or "a", safe=""),  # the hostile name as an anchor
