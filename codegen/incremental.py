@@ -331,7 +331,7 @@ class _Edit:
         builder = PlanBuilder(self.program, diags, reused, None, recorded)
         try:
             plan = builder.build_in_place(planned)
-        except ReplayMismatch:
+        except (ReplayMismatch, Unusable):
             return None
         if len(diags):
             return None
