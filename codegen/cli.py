@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
 def _specs_inside(out: Path, specs: list[Path]) -> list[Path]:
     """Specs that are OUT or inside it (OUT inside a specs folder is fine: discovery skips it)."""
     root = out.resolve()
-    return [s for s in specs if s.resolve() == root or root in s.resolve().parents]
+    return [s for s in specs if root in (resolved := s.resolve(), *resolved.parents)]
 
 
 def _run(settings: Settings, args: argparse.Namespace) -> int:

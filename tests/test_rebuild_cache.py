@@ -608,3 +608,29 @@ def test_a_record_with_a_malformed_spec_stamp_is_refused(entry: list[Any]) -> No
     assert cache.Record.from_json(good.to_json()) == good
     bad = cache.Record("i" * 64, {}, spec_stamps={"specs/a.json": entry})
     assert cache.Record.from_json(bad.to_json()) is None
+
+
+@pytest.mark.parametrize("stamp", [["x"], [1, 2, 3], None, {"st_ino": 1}])
+def test_a_stamp_of_out_that_is_no_stamp_vouches_for_nothing(
+    project: Path, compiles: list[int], stamp: Any
+) -> None:
+    """The record's stamps of OUT are not checked one by one when it is read: one that is not a stamp never
+    equals a file's lstat, so the file is read and hashed, and a change to it is found all the same.
+    """
+    assert _build() == 0
+    time.sleep(0.05)
+    assert _build() == 0  # a no-op: the files now have stamps
+    path = cache.record_path(project / "out")
+    assert path is not None
+    record = cache.Record.from_json(path.read_bytes())
+    assert record is not None and "alpha.py" in record.stamps
+    record.stamps = {rel: stamp for rel in record.stamps}
+    path.write_bytes(record.to_json())
+    assert _build() == 0
+    assert compiles == [1]  # every file read and hashed: still a no-op
+    alpha = project / "out" / "alpha.py"
+    text = alpha.read_bytes()
+    alpha.write_bytes(text.replace(b"alpha", b"ALPHA", 1))  # same size
+    path.write_bytes(record.to_json())
+    assert _build() == 0
+    assert compiles == [1, 1] and alpha.read_bytes() == text
