@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -242,7 +242,7 @@ class PlanBuilder:
                 continue
             self._plan_module(rel, *built[rel], package)
             as_before = as_before and self._as_before(rel, self.parts[rel])
-        self._finish(package, self.reused.values())
+        self._finish(package)
         return package
 
     def build_in_place(self, order: list[str]) -> PackagePlan:
@@ -278,7 +278,7 @@ class PlanBuilder:
         for parts in self.reused.values():
             for name in parts.models:
                 package.model_modules[name] = parts.dotted
-        self._finish(package, self.reused.values())
+        self._finish(package)
         return package
 
     def _built(self) -> dict[str, tuple[SpecModule, ModulePlan]]:
@@ -320,7 +320,7 @@ class PlanBuilder:
         parts.deps.discard(rel)
         self._summarise(parts, plan)
 
-    def _finish(self, package: PackagePlan, reused: Iterable[ModuleParts]) -> None:
+    def _finish(self, package: PackagePlan) -> None:
         """Which module defines each model planned, and which models are native."""
         self._log[0] = []
         self.documents.used = None
@@ -329,7 +329,7 @@ class PlanBuilder:
                 package.model_modules[model.class_name] = plan.dotted
         # Which models are native depends on the models they use, in any file: decided here for all, with
         # what the record says of the reused modules' models (which are not planned again).
-        reused = list(reused)
+        reused = list(self.reused.values())
         known = (
             {name for parts in reused for name in parts.native},
             {name for parts in reused for name in parts.text},
