@@ -269,7 +269,7 @@ ROW_COLUMNS = {
 
 def sql_figures(count: int) -> None:
     import sqlalchemy as sa
-    from pydantic import AwareDatetime, BaseModel, ConfigDict
+    from pydantic import BaseModel, ConfigDict
     from typing import Literal
 
     class PlainReading(BaseModel):

@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from conftest import generate_package
 from test_bad_input import run_cli, write
 
 from codegen.compiler import compile_specs

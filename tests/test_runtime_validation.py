@@ -15,7 +15,6 @@ import re
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import FrozenInstanceError, dataclass
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 

@@ -93,7 +93,7 @@ def test_audit_attack_is_real_and_now_refused(
     driver: str, engines: dict[str, Any], tmp_path: Path
 ) -> None:
     with engines[driver].connect() as conn:
-        transaction = conn.begin()
+        conn.begin()
         try:
             conn.exec_driver_sql(
                 "CREATE TABLE docs (id INTEGER PRIMARY KEY, owner INTEGER, body TEXT)"
