@@ -457,7 +457,7 @@ class TypeLowering:
                 return None
             return (
                 "gram-key",
-                f"'fields' belongs to an Object (or an Array whose elementType is \"Object\")",
+                "'fields' belongs to an Object (or an Array whose elementType is \"Object\")",
             )
         if key == "elementType":
             return (
