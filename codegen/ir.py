@@ -80,7 +80,7 @@ class JObject(Mapping[str, Any]):
         found = self._key_spans.get(key)
         if found is None:
             return self.span
-        return self.span.source.span(*found) if type(found) is tuple else found
+        return self.span.source.span(*found) if isinstance(found, tuple) else found
 
     def value_span(self, key: str) -> Span:
         """Span of the value under `key` (falls back to the key, then the object)."""
@@ -90,7 +90,7 @@ class JObject(Mapping[str, Any]):
         found = self._value_spans.get(key)
         if found is None:
             return self.key_span(key)
-        return self.span.source.span(*found) if type(found) is tuple else found
+        return self.span.source.span(*found) if isinstance(found, tuple) else found
 
     def replace(self, **changes: Any) -> JObject:
         items = dict(self._items)
@@ -130,7 +130,7 @@ class JArray(tuple[Any, ...]):
         if index >= len(self.item_spans):
             return self.span
         found = self.item_spans[index]
-        return self.span.source.span(*found) if type(found) is tuple else found
+        return self.span.source.span(*found) if isinstance(found, tuple) else found
 
 
 # Keywords whose values are instance data, not schemas: walks over a schema never look inside them.

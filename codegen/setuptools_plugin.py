@@ -83,11 +83,12 @@ def finalize_distribution_options(dist: Any) -> None:
     from setuptools.command.build_py import build_py
 
     base = dist.cmdclass.get("build_py", build_py)
+    chosen: Settings = settings  # (the check above does not reach into the class below)
 
     class build_py_with_codegen(base):  # type: ignore[misc, valid-type]
         def run(self) -> None:
             super().run()
-            generate_into(Path(self.build_lib), project, settings)
+            generate_into(Path(self.build_lib), project, chosen)
 
     dist.cmdclass["build_py"] = build_py_with_codegen
 

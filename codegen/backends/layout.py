@@ -19,7 +19,8 @@ import re
 from collections.abc import Iterator
 from typing import NoReturn
 
-from ..literals import LINE_LENGTH, str_width
+from .._width import str_width
+from ..literals import LINE_LENGTH
 
 COMMA_PRIORITY = 18
 COMPREHENSION_PRIORITY = 20

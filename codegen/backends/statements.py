@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..literals import LINE_LENGTH, str_width
+from .._width import str_width
+from ..literals import LINE_LENGTH
 from .layout import (
     CLOSING,
     KEYWORDS,

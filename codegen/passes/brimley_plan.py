@@ -178,7 +178,11 @@ def _rows(
         return "void", None, {}, True
     schema = tool.output_schema
     many = isinstance(schema, JObject) and schema.get("type") == "array"
-    element = schema.get("items") if many else _not_null(schema)
+    element = (
+        schema.get("items")
+        if many and isinstance(schema, JObject)
+        else _not_null(schema)
+    )
     ref = element.get("$ref") if isinstance(element, JObject) else None
     if (
         isinstance(ref, str)

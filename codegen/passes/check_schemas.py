@@ -41,7 +41,8 @@ def check_schemas(
             dropped.extend(
                 module.dropped
             )  # left out by the front end, already reported
-        tools, entities = [], []
+        tools: list[Tool] = []
+        entities: list[Entity] = []
         for tool in module.tools:
             docs = (tool.input_schema, tool.output_schema, tool.config_schema)
             # every document is checked, so that the problems of each are reported in one run

@@ -278,7 +278,7 @@ class DocumentTyper:
         self, kind: str, schema: JObject, pointer: str, hint: str, in_union: bool
     ) -> PyType:
         if kind == "string":
-            return _STRING_FORMATS.get(schema.get("format"), _SIMPLE["string"])  # type: ignore[arg-type]
+            return _STRING_FORMATS.get(schema.get("format"), _SIMPLE["string"])
         if kind == "number":
             if schema.get("format") == "decimal":
                 return _DECIMAL

@@ -141,7 +141,8 @@ def build_namespace(
         if left_out:
             entities.sort(key=lambda d: (d.span.line, d.span.col))
             tools.sort(key=lambda d: (d.span.line, d.span.col))
-        for definition in (*entities, *tools):
+        definitions: list[Entity | Tool] = [*entities, *tools]
+        for definition in definitions:
             kind = "entity" if isinstance(definition, Entity) else "tool"
             if definition.name in seen:
                 diags.error(
@@ -158,7 +159,7 @@ def build_namespace(
                     ".schema.json"
                 ):
                     program.reported_files.add(module.source.path.resolve().as_posix())
-            elif kind == "entity":
+            elif isinstance(definition, Entity):
                 program.entities[definition.name] = (definition, module)
                 if module.source.path.name.endswith(".schema.json"):
                     program.entity_files[module.source.path.resolve().as_posix()] = (
@@ -503,9 +504,9 @@ class DocumentBuilder:
         if file_part.endswith(".json") and "://" not in file_part:
             base = module.source.path.resolve().parent.as_posix()
             path = posixpath.normpath(posixpath.join(base, unquote(file_part)))
-            name = self.program.entity_files.get(path)
-            if name is not None:
-                return "entity", (name, fragment)
+            defined = self.program.entity_files.get(path)
+            if defined is not None:
+                return "entity", (defined, fragment)
             if path in self.program.reported_files:
                 return None
             if not has_ids:

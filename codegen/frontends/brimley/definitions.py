@@ -222,8 +222,8 @@ class _Document:
         if kind == "entity":
             entity = self._entity(doc, name, description)
             if entity is None:  # left out after an error, it keeps its name
-                left_out = Entity(name, span, None, JObject({}, span))
-                return SpecModule(self.source, dropped=(left_out,))
+                kept_name = Entity(name, span, None, JObject({}, span))
+                return SpecModule(self.source, dropped=(kept_name,))
             return SpecModule(self.source, entities=(entity,))
         if kind == "resource":
             resource = self._resource(doc, name, description)

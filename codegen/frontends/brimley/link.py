@@ -160,13 +160,13 @@ class _Linker:
                     ),
                 )
         overrides = {override.name: override for override in inherit.overrides}
-        for name, override in overrides.items():
+        for name, listed in overrides.items():
             if name not in properties:
                 self.diags.error(
                     "brimley-type",
                     f"{what}: the {noun} '{name}' has no 'type', and entity '{entity_name}' has no field '{name}' "
                     "to inherit it from",
-                    override.span,
+                    listed.span,
                     (f"'{entity_name}' is here", entity_span),
                 )
         merged = Built(schema.span)

@@ -725,7 +725,7 @@ def _translate(resource: JObject, pointer: str, dialect: Dialect) -> str:
     """A JSON pointer into the source resource, following the keywords the lowering renamed."""
     tokens = pointer.split("/")[1:]
     out: list[str] = []
-    node = resource
+    node: Any = resource  # any JSON value on the way
     index = 0
     while index < len(tokens):
         raw = tokens[index]
