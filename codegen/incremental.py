@@ -188,6 +188,10 @@ def _read_claims(entries: Any) -> list[Claim]:
         raise Unusable from exc
 
 
+# What reading a record's entry that is not as a build writes it raises (besides Unusable).
+_MALFORMED = (KeyError, TypeError, ValueError, AttributeError)
+
+
 def read_module(rel: str, doc: Any) -> ModuleParts:
     if type(doc) is not dict:
         raise Unusable
@@ -218,7 +222,7 @@ def _read(doc: Any) -> tuple[Order, dict[str, ModuleParts], ExportSpans, str]:
     order, documents, spans, init = _outline(doc)
     try:
         modules = {rel: read_module(rel, entry) for rel, entry in documents.items()}
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except _MALFORMED as exc:
         raise Unusable from exc
     return order, modules, spans, init
 
@@ -239,7 +243,7 @@ def _outline(doc: Any) -> tuple[Order, dict[str, Any], ExportSpans, str]:
                 if not (type(start) is int and type(end) is int and 0 <= start <= end):
                     raise Unusable
                 spans[flavour][_text(tool)] = (_text(name), start, end)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except _MALFORMED as exc:
         raise Unusable from exc
     if [rel for rel, _ in order] != list(modules):
         raise Unusable
@@ -274,7 +278,7 @@ def compile_changed(
         # edit reaches them they are reused like the others (the record says which of their models are native).
         read = dirty | {rel for rel, doc in documents.items() if doc["entity_claims"]}
         recorded = {rel: read_module(rel, documents[rel]) for rel in read}
-    except (KeyError, TypeError, ValueError, AttributeError, Unusable):
+    except (*_MALFORMED, Unusable):
         return None
     diags = Diagnostics()
     program = _namespace(previous, read, prefixes, diags)
@@ -291,7 +295,7 @@ def compile_changed(
             rel: recorded[rel] if rel in recorded else read_module(rel, doc)
             for rel, doc in documents.items()
         }
-    except (KeyError, TypeError, ValueError, AttributeError, Unusable):
+    except (*_MALFORMED, Unusable):
         return None
     if _duplicates(modules, read, program):
         return None
@@ -506,7 +510,6 @@ class _Edit:
                 _bytes_of(self.previous.out, rel),
                 fragments,
                 self.spans[flavour],
-                sorted(exported),
                 exported,
             )
         return spans
@@ -575,18 +578,18 @@ def _export_file(
     before: bytes,
     made: Mapping[str, str],
     spans: Mapping[str, tuple[str, int, int]],
-    ordered: list[str],
     names: Mapping[str, str],
 ) -> tuple[str | bytes, dict[str, tuple[str, int, int]]]:
     """An export file again (`before`: as OUT has it): the entries `made` anew, the others copied from where
-    `spans` places them; the tools `ordered` by name, each exported as `names` says. As bytes when ASCII.
+    `spans` places them; every tool `names` has, in the order of their names, exported as it says. As bytes
+    when ASCII.
     """
     if before.isascii() and all(fragment.isascii() for fragment in made.values()):
         # ASCII: the recorded offsets (in characters) are offsets in the bytes, which are spliced as they are
         # (decoding and encoding 80 MB of export files again was a tenth of an edit of 10,000 tools)
         remade = {tool: fragment.encode("ascii") for tool, fragment in made.items()}
-        return _spliced(flavour, before, remade, spans, ordered, names)
-    return _spliced(flavour, _decoded(before), made, spans, ordered, names)
+        return _spliced(flavour, before, remade, spans, names)
+    return _spliced(flavour, _decoded(before), made, spans, names)
 
 
 def _spliced(
@@ -594,7 +597,6 @@ def _spliced(
     before: AnyStr,
     made: Mapping[str, AnyStr],
     spans: Mapping[str, tuple[str, int, int]],
-    ordered: list[str],
     names: Mapping[str, str],
 ) -> tuple[AnyStr, dict[str, tuple[str, int, int]]]:
     """An export file again: the entries `made` anew, the others copied from where `spans` (the record) places
@@ -604,8 +606,7 @@ def _spliced(
     if not tiles(flavour, before, places):
         raise Unusable
     entries: list[tuple[str, str, AnyStr | tuple[int, int]]] = []
-    for tool in ordered:
-        name = names[tool]
+    for tool, name in sorted(names.items()):
         if tool in made:
             entries.append((tool, name, made[tool]))
             continue

@@ -150,7 +150,8 @@ def test_the_compiler_needs_none_of_the_test_extras(tmp_path: Path) -> None:
         "build",
     ]
     if sys.version_info >= (3, 11):
-        blocked.append("tomli")  # (a dependency of codegen's before 3.11, and a test extra)
+        # a dependency of codegen's before 3.11, and a test extra
+        blocked.append("tomli")
     script = (
         "import sys\n"
         "class Block:\n"

@@ -73,6 +73,20 @@ def reuses(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     return seen
 
 
+@pytest.fixture
+def rendered(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The Python files an edit rebuild renders (a full build renders through the compiler, not here)."""
+    seen: list[str] = []
+    render = incremental.format_all
+
+    def noting(files: dict[str, Any]) -> dict[str, str]:
+        seen.extend(files)
+        return render(files)
+
+    monkeypatch.setattr(incremental, "format_all", noting)
+    return seen
+
+
 def _tree(root: Path) -> dict[str, bytes]:
     return {
         p.relative_to(root).as_posix(): p.read_bytes()
@@ -119,20 +133,12 @@ def test_an_entity_file_no_edit_reaches_is_reused_unless_its_names_change(
     project: Path,
     reuses: list[bool],
     capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
+    rendered: list[str],
 ) -> None:
     """An entity file is read again on every edit (for the documents embedding its entities) but reused like
     any other file: its module is not rendered, and the models using its entities are native as the record
     says its models are. When its names move (here another entity file takes the name of User's nested model,
     `UserNested`), the replay of its claims fails and the build is a full one."""
-    rendered: list[str] = []
-    render = incremental.format_all
-
-    def noting(files: dict[str, Any]) -> dict[str, str]:
-        rendered.extend(files)
-        return render(files)
-
-    monkeypatch.setattr(incremental, "format_all", noting)
     account = project / "specs" / "entities" / "Account.schema.json"
     account.write_text(json.dumps(_entity("Account")))
     assert cli.main(["specs", "-o", "out"]) == 0
@@ -455,21 +461,13 @@ def test_an_edit_asking_for_the_same_names_is_planned_in_place(
     reuses: list[bool],
     plans: list[str],
     capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
+    rendered: list[str],
 ) -> None:
     """An edit whose file asks for every name just as it did and exports the same ones (a description here,
     then a type) is planned alone, answered the names it got, without replaying the other files' claims: only
     its module and the export files are made again. Asking for another name (a tool more) replays them.
     """
     assert cli.main(["specs", "-o", "out"]) == 0
-    rendered: list[str] = []
-    render = incremental.format_all
-
-    def noting(files: dict[str, Any]) -> dict[str, str]:
-        rendered.extend(files)
-        return render(files)
-
-    monkeypatch.setattr(incremental, "format_all", noting)
     beta = project / "specs" / "beta.json"
     beta.write_text(json.dumps([_tool("beta", "Edited."), _tool("beta_two")]))
     assert _same_as_a_full_build(capsys)[0] == 0

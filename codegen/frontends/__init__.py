@@ -29,7 +29,7 @@ def is_spec(path: Path | str) -> bool:
     name = path.name if isinstance(path, Path) else posixpath.basename(path)
     if name.endswith(".sql"):
         return route(path) is not None
-    return name.endswith((".gram", ".json", ".yaml", ".yml"))
+    return name.endswith(SPEC_SUFFIXES)
 
 
 def route(path: Path | str) -> FrontEnd | None:

@@ -329,10 +329,9 @@ class PlanBuilder:
                 package.model_modules[model.class_name] = plan.dotted
         # Which models are native depends on the models they use, in any file: decided here for all, with
         # what the record says of the reused modules' models (which are not planned again).
-        reused = list(self.reused.values())
         known = (
-            {name for parts in reused for name in parts.native},
-            {name for parts in reused for name in parts.text},
+            {name for parts in self.reused.values() for name in parts.native},
+            {name for parts in self.reused.values() for name in parts.text},
         )
         models = [model for plan in package.modules for model in plan.models]
         package.native, package.json_native = native_models(models, known)
