@@ -89,6 +89,18 @@ class Span:
         return printable(f"{self.source.display}:{self.line}:{self.col}")
 
 
+def span_inside(span: Span, value: str, start: int, end: int) -> Span:
+    """The span of characters start..end of `value`, a scalar written at `span`, when it is written on one line
+    as it is (plain, or quoted without escapes); else the whole value's span."""
+    line = span.source.line_text(span.line)[span.col - 1 :]
+    for skip in (0, 1):
+        if line[skip : skip + len(value)] == value:
+            return Span(
+                span.source, span.line, span.col + skip + start, max(1, end - start)
+            )
+    return span
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     severity: str  # "error" | "warning"

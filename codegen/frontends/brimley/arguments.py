@@ -18,7 +18,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...diagnostics import Diagnostics, Span
+from ...diagnostics import Diagnostics, Span, span_inside
 from ...ir import ContextParam, JArray, JObject, to_plain
 from ...runtime.validation import is_valid
 from .pending import Inherit, Override
@@ -365,6 +365,17 @@ class ArgumentLowering:
                 f"{what}: unknown context scope '{match['scope']}' in {value!r}: a path starts with 'app' "
                 f"(application state) or 'config' (configuration){hint}",
                 span,
+            )
+            return None, None, False
+        private = _private_segment(value)
+        if private is not None:
+            start, end = private
+            self.error(
+                "brimley-context",
+                f"{what}: the context path {value!r} names {value[start:end]!r}: the runtime reads only "
+                "mapping keys and public attributes, never one whose name starts with '_' (a private or "
+                "dunder attribute, such as __init__, leads to the application's internals)",
+                span_inside(span, value, start, end),
             )
             return None, None, False
         return value, span, True
@@ -733,6 +744,19 @@ class ArgumentLowering:
         block = Block(out.done(), inherit=inherited)
         block.names = {name: properties.key_span(name) for name in properties}
         return block
+
+
+def _private_segment(path: str) -> tuple[int, int] | None:
+    """Where in a context path the first segment starting with `_` stands, if one does. Such a segment could
+    only be read as a mapping key, as the runtime never reads a private or dunder attribute (SPEC §4), so a
+    spec may not name one: the path means the same whether the context holds mappings or objects.
+    """
+    start = 0
+    for segment in path.split("."):
+        if segment.startswith("_"):
+            return start, start + len(segment)
+        start += len(segment) + 1
+    return None
 
 
 def _override_fields(override: Override) -> tuple[Any, ...]:

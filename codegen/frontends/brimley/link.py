@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import quote, unquote
 
-from ...diagnostics import Diagnostics, Span
+from ...diagnostics import Diagnostics, Span, span_inside
 from ...ir import (
     ContextParam,
     JArray,
@@ -349,7 +349,7 @@ class _Linker:
             self.diags.error(
                 "brimley-resource-path",
                 f"{what}: bad path {resource.path!r}: {error}",
-                _inside_path(resource, error.start, error.end),
+                span_inside(resource.path_span, resource.path, error.start, error.end),
             )
             return resource
         properties = schema.get("properties")
@@ -404,19 +404,6 @@ class _Linker:
                         span,
                         ("the other definition", table[name][0].span),
                     )
-
-
-def _inside_path(resource: Resource, start: int, end: int) -> Span:
-    """The span of characters start..end of the path, when the path is written on one line as it is (plain or
-    quoted without escapes); else the whole value."""
-    span = resource.path_span
-    line = span.source.line_text(span.line)[span.col - 1 :]
-    for skip in (0, 1):
-        if line[skip : skip + len(resource.path)] == resource.path:
-            return Span(
-                span.source, span.line, span.col + skip + start, max(1, end - start)
-            )
-    return span
 
 
 def _unbindable(schema: Any) -> str | None:
