@@ -306,9 +306,12 @@ def test_a_title_of_any_length_or_digits_gives_usable_names() -> None:
     assert constant_name(snake("\x1b[31m")) + "_SCHEMA" == "VALUE_31_M_SCHEMA"
 
 
-def test_fields_keep_clear_of_every_public_attribute_of_the_installed_pydantic() -> None:
+def test_fields_keep_clear_of_every_public_attribute_of_the_installed_pydantic() -> (
+    None
+):
     """The reserved field names are a constant (output must not depend on the pydantic beside codegen): the
-    pydantic generated code runs on must not have added a public attribute a field could shadow."""
+    pydantic generated code runs on must not have added a public attribute a field could shadow.
+    """
     from pydantic import BaseModel, RootModel
 
     from codegen.passes.naming import FIELD_RESERVED, field_name
@@ -316,3 +319,88 @@ def test_fields_keep_clear_of_every_public_attribute_of_the_installed_pydantic()
     public = {n for n in dir(BaseModel) + dir(RootModel) if not n.startswith("_")}
     assert public <= FIELD_RESERVED
     assert {field_name(name) for name in public} == {name + "_" for name in public}
+
+
+def _empty_name_tools(folder: Path) -> Path:
+    """Tools with a property named "": one model the interpreter checks, one native (closed, with a pattern and
+    a nested native model), each with the "" property required, and an optional one beside.
+    """
+    folder.mkdir(parents=True)
+    checked = {
+        "name": "checked",
+        "parameters": {
+            "type": "object",
+            "properties": {"": {"type": "string"}, "n": {"type": "integer"}},
+            "required": [""],
+        },
+    }
+    inner = {
+        "type": "object",
+        "properties": {"": {"type": "integer"}},
+        "additionalProperties": False,
+    }
+    native = {
+        "name": "native",
+        "parameters": {
+            "type": "object",
+            "properties": {"": {"type": "string", "pattern": "^(a|b)*$"}, "x": inner},
+            "required": [""],
+            "additionalProperties": False,
+        },
+    }
+    # Open, with "" optional: a key "field" is an additional property, not the "" property.
+    open_ = {"name": "open", "parameters": {"properties": {"": {"type": "string"}}}}
+    (folder / "tools.json").write_text(json.dumps([checked, native, open_]))
+    return folder
+
+
+class _Echo:
+    def checked(self, **kwargs: Any) -> Any:
+        return repr(sorted(kwargs.items()))
+
+    def native(self, **kwargs: Any) -> Any:
+        return repr(sorted(kwargs.items()))
+
+
+def test_a_property_named_empty_is_set_by_its_python_name_or_its_wire_name(
+    tmp_path: Path, import_package: Callable[[Path, str], ModuleType]
+) -> None:
+    out, name = generate_package(tmp_path, _empty_name_tools(tmp_path / "specs"))
+    package = import_package(out, name)
+    Checked, Native, Inner = (
+        package.CheckedArgs,
+        package.NativeArgs,
+        package.NativeArgsX,
+    )
+    assert Checked.__bases__[0].__name__ == "SchemaModel"
+    assert Native.__bases__[0].__name__ == Inner.__bases__[0].__name__ == "NativeModel"
+    field = Checked.model_fields["field"]
+    assert field.alias == "" and Native.model_fields["field"].alias == ""
+    for model, value in ((Checked, "x"), (Native, "ab")):
+        by_name = model(field=value)
+        assert by_name == model(**{"": value}) == model.model_validate({"": value})
+        assert by_name.field == value
+        # Only what was given is dumped: the unset optional fields are absent, not null.
+        assert by_name.model_dump(by_alias=True) == {"": value}
+        assert by_name.model_dump() == {"field": value}
+    assert Inner().model_dump(by_alias=True) == {}  # an unset optional "" is absent
+    inner = Inner(field=1)
+    assert inner == Inner(**{"": 1}) and inner.model_dump(by_alias=True) == {"": 1}
+    assert Native(field="a", x=inner).model_dump(by_alias=True) == {
+        "": "a",
+        "x": {"": 1},
+    }
+    # The Python name is no wire name: data keyed by it lacks the required property.
+    with pytest.raises(ValueError):
+        Checked.model_validate({"field": "x"})
+    with pytest.raises(ValueError):
+        Native.model_validate({"field": "a"})
+    opened = package.OpenArgs.model_validate({"field": "extra"})
+    assert opened.field is None and opened.model_extra == {"field": "extra"}
+    impl = _Echo()
+    found = package.dispatch("checked", {"": "x"}, impl)
+    assert (found.error, found.value) == (None, "[('field', 'x'), ('n', None)]")
+    found = package.dispatch("native", '{"": "ab", "x": {"": 2}}', impl)
+    assert found.error is None and "('field', 'ab')" in found.value
+    found = package.dispatch("native", {"field": "ab"}, impl)
+    assert found.error is not None and found.error.kind == "invalid_arguments"
