@@ -64,19 +64,33 @@ class Settings:
 
 
 def find_pyproject(start: Path) -> Path | None:
-    """The nearest pyproject.toml with a [tool.codegen] table, walking up from `start`."""
+    """The nearest pyproject.toml that sets up codegen (`sets_up_codegen`), walking up from `start`: a broken
+    one is never passed over for another one further up."""
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
-        try:
-            if candidate.is_file() and "[tool.codegen]" in candidate.read_text(
-                encoding="utf-8", errors="replace"
-            ):
-                return candidate
-        except (
-            OSError
-        ):  # unreadable: it cannot be told apart from a project that does not use codegen
-            continue
+        if sets_up_codegen(candidate):
+            return candidate
     return None
+
+
+def sets_up_codegen(pyproject: Path) -> bool:
+    """Whether `pyproject` has a `tool.codegen` table, or may mean to: it is no UTF-8 TOML (then
+    `load_settings` reports it: a `[tool.codegen` header missing its `]` is an error, not silence).
+    """
+    try:
+        if not pyproject.is_file():
+            return False
+        data = pyproject.read_bytes()
+    except (
+        OSError
+    ):  # unreadable: it cannot be told apart from a project that does not use codegen
+        return False
+    try:
+        document = tomllib.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):  # (TOMLDecodeError and UnicodeDecodeError too)
+        return True
+    tool = document.get("tool")
+    return isinstance(tool, dict) and "codegen" in tool
 
 
 def load_settings(pyproject: Path, diags: Diagnostics) -> Settings:
@@ -138,12 +152,8 @@ def _codegen_table(source: SourceFile, diags: Diagnostics) -> dict[str, Any] | N
     try:
         document = tomllib.loads(source.text)
     except tomllib.TOMLDecodeError as exc:
-        line, col = _toml_position(exc)
-        diags.error(
-            "config",
-            f"pyproject.toml is not valid TOML: {exc}",
-            Span(source, line, col),
-        )
+        reason, span = _toml_error(exc, source)
+        diags.error("config", f"pyproject.toml is not valid TOML: {reason}", span)
         return None
     except (
         ValueError,
@@ -290,6 +300,19 @@ def _key_span(source: SourceFile, key: str) -> Span:
     return source.span(offset, offset + len(key))
 
 
-def _toml_position(exc: Exception) -> tuple[int, int]:
-    found = re.search(r"line (\d+), column (\d+)", str(exc))
-    return (int(found.group(1)), int(found.group(2))) if found else (1, 1)
+# How tomllib (and tomli) end the message of a TOMLDecodeError: where in the text the error is.
+_TOML_WHERE = re.compile(r" \(at (?:line (\d+), column (\d+)|end of document)\)\Z")
+
+
+def _toml_error(exc: Exception, source: SourceFile) -> tuple[str, Span]:
+    """A TOML error's reason, and its place in `source` (a 1-based line and column; the end of the text for
+    an error at the end of the document). Python 3.11 and 3.12 give the place only in the message.
+    """
+    message = str(exc)
+    found = _TOML_WHERE.search(message)
+    if found is None:
+        return message, source.span(0)
+    reason = message[: found.start()]
+    if found.group(1) is None:  # just after the last thing the document holds
+        return reason, source.span(len(source.text.rstrip()))
+    return reason, Span(source, int(found.group(1)), int(found.group(2)))

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .compiler import compile_specs
-from .config import Settings, load_settings
+from .config import Settings, load_settings, sets_up_codegen
 from .diagnostics import Diagnostics
 from .writer import WriteError, write_output
 
@@ -24,9 +24,7 @@ class CodegenBuildError(Exception):
 
 def _settings(project: Path) -> Settings | None:
     pyproject = project / "pyproject.toml"
-    if not pyproject.is_file() or "[tool.codegen]" not in pyproject.read_text(
-        encoding="utf-8"
-    ):
+    if not sets_up_codegen(pyproject):
         return None
     diags = Diagnostics()
     settings = load_settings(pyproject, diags)

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from codegen import setuptools_plugin
 from test_bad_input import run_cli, write
 
 TOOL = {"name": "ping", "description": "Ping.", "parameters": {"type": "object"}}
@@ -105,3 +108,77 @@ def test_the_tests_find_shared_material_through_codegen_shared(tmp_path: Path) -
     assert Path(found) == (tmp_path / "corpus").resolve()
     assert str(tmp_path.resolve() / "conformance" / "gram-corpus") in message
     assert "CODEGEN_SHARED" in message
+
+
+def test_a_table_header_missing_its_bracket_is_a_diagnostic_at_its_place(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "specs/ping.json", TOOL)
+    write(tmp_path, "pyproject.toml", '[tool.codegen\nspecs = ["specs"]\n')
+    run = run_cli(cwd=tmp_path)
+    assert run.returncode == 2 and "give SPECS" not in run.stderr
+    assert run.stderr.splitlines()[:3] == [
+        f"{tmp_path / 'pyproject.toml'}:1:14: error[config]: pyproject.toml is not valid TOML: "
+        "Expected ']' at the end of a table declaration",
+        "1 | [tool.codegen",
+        "                 ^",
+    ]
+
+
+def test_an_error_at_the_end_of_the_document_points_after_its_last_text(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "pyproject.toml", "[tool.codegen]\nspecs = [\n\n")
+    run = run_cli(cwd=tmp_path)
+    assert run.returncode == 2
+    assert run.stderr.startswith(
+        f"{tmp_path / 'pyproject.toml'}:2:10: error[config]: pyproject.toml is not valid TOML: "
+        "Invalid value\n2 | specs = [\n"
+    )
+
+
+def test_a_broken_pyproject_is_not_passed_over_for_one_further_up(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "specs/ping.json", TOOL)
+    write(
+        tmp_path,
+        "pyproject.toml",
+        '[tool.codegen]\nspecs = ["specs"]\noutput = "gen"\n',
+    )
+    write(tmp_path, "sub/pyproject.toml", "[tool.codegen\n")
+    run = run_cli(cwd=tmp_path / "sub")
+    assert run.returncode == 2
+    assert f"{tmp_path / 'sub' / 'pyproject.toml'}:1:14: error[config]" in run.stderr
+    assert not (tmp_path / "gen").exists()
+    # one that is valid TOML without codegen's table is a project not using codegen: passed over
+    write(tmp_path, "sub/pyproject.toml", '[project]\nname = "sub"\n')
+    assert run_cli(cwd=tmp_path / "sub").returncode == 0
+    assert (tmp_path / "gen" / "ping.py").is_file()
+
+
+def test_the_codegen_table_is_found_however_toml_spells_it(tmp_path: Path) -> None:
+    write(tmp_path, "specs/ping.json", TOOL)
+    write(
+        tmp_path,
+        "pyproject.toml",
+        '[ tool . codegen ]\nspecs = ["specs"]\noutput = "gen"\n',
+    )
+    assert run_cli(cwd=tmp_path).returncode == 0
+    write(
+        tmp_path,
+        "pyproject.toml",
+        '[tool]\ncodegen = { specs = ["specs"], output = "gen2" }\n',
+    )
+    assert run_cli(cwd=tmp_path).returncode == 0
+    assert (tmp_path / "gen2" / "ping.py").is_file()
+
+
+@pytest.mark.parametrize(
+    "text", [b"[tool.codegen\nbuild = true\n", b'[tool.codegen]\nspecs = "\xff"\n']
+)
+def test_the_build_hook_reports_a_broken_pyproject(tmp_path: Path, text: bytes) -> None:
+    """Not silence (a wheel without the generated package) nor a traceback (a pyproject not UTF-8)."""
+    (tmp_path / "pyproject.toml").write_bytes(text)
+    with pytest.raises(setuptools_plugin.CodegenBuildError, match="pyproject.toml:"):
+        setuptools_plugin._settings(tmp_path)
