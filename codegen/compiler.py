@@ -12,13 +12,15 @@ from .backends.python import Unit, python_units, runtime_files
 from .backends.schemas import (
     ExportNames,
     Fragments,
+    entity_file,
     entity_files,
     export_files,
     export_names,
+    tool_file,
     tool_files,
 )
 from .compile_result import CompileResult
-from .diagnostics import Diagnostics
+from .diagnostics import Diagnostics, Span
 from .formatting import format_all
 from .frontends import BRIMLEY_SUFFIXES
 from .incremental import compile_changed, init_key, module_document, parts_document
@@ -31,8 +33,9 @@ from .ir import Entity, SpecModule, Tool
 from .passes.build_plan import PlanBuilder
 from .passes.bundle import bundler_for
 from .passes.check_schemas import check_schemas
-from .passes.resolve import apply_prefixes, build_namespace
+from .passes.resolve import Program, apply_prefixes, build_namespace
 from .plan import PackagePlan
+from .writer import MANIFEST, case_collisions
 
 if TYPE_CHECKING:
     from .cache import Previous
@@ -150,7 +153,9 @@ def _compile_split(
     files.update(_package_wide(python_units(plan), every))
     result = _result(Diagnostics(), found, ignored)
     result.sources = half.read.sources + theirs.sources
-    return _finish(result, plan, half.builder, files, fragments, theirs.names, emit)
+    result = _finish(result, plan, half.builder, files, fragments, theirs.names, emit)
+    # a diagnostic of the whole package (outputs that are one file): one process reports it, every span known
+    return None if result.files is None else result
 
 
 def _result(
@@ -181,6 +186,11 @@ def _finish(
     result.files = {
         path: text for path, text in sorted(files.items()) if _emitted(path, emit)
     }
+    collisions = case_collisions([*result.files, MANIFEST])
+    if collisions:
+        _report_collisions(collisions, _owners(plan, builder.program), result)
+        result.files = None
+        return result
     if len(builder.parts) == len(result.sources):  # every spec file has its module
         order = [(rel, sha) for _, rel, sha in result.sources]
         documents = {
@@ -188,6 +198,55 @@ def _finish(
         }
         result.parts = parts_document(order, documents, spans, init_key(plan))
     return result
+
+
+def _owners(plan: PackagePlan, program: Program) -> dict[str, Span]:
+    """Where each output of `plan` that a spec makes comes from: a module from its spec file, a tool's or an
+    entity's schema file from its definition (the package-wide files come from no spec).
+    """
+    sources = {spec.source.rel.as_posix(): spec.source for spec in program.modules}
+    owners: dict[str, Span] = {}
+    for module in plan.modules:
+        source = sources.get(module.source_display)
+        if source is not None:
+            owners[module.path] = source.span(0)
+    for tool in plan.tools:
+        if tool.name in program.tools:
+            owners[tool_file(tool.func)] = program.tools[tool.name][0].span
+    for name, class_name in plan.entity_classes.items():
+        if name in program.entities:
+            owners[entity_file(class_name)] = program.entities[name][0].span
+    return owners
+
+
+def _report_collisions(
+    pairs: list[tuple[str, str]], owners: dict[str, Span], result: CompileResult
+) -> None:
+    """An error for each two outputs that are one file where letter case and Unicode normalization are
+    ignored (macOS, Windows: there one would overwrite the other, and `--check` would never pass), at the
+    later spec of the two, naming the other's."""
+
+    def owner(rel: str) -> Span | None:
+        """A file's, or a folder's: that of the first file in it a spec makes."""
+        inside = sorted(path for path in owners if path.startswith(f"{rel}/"))
+        return owners.get(rel) or (owners[inside[0]] if inside else None)
+
+    def rank(rel: str) -> tuple[bool, tuple[str, int, int], str]:
+        span = owner(rel)
+        return (span is not None, span.key if span else ("", 0, 0), rel)
+
+    for pair in pairs:
+        first, second = sorted(pair, key=rank)
+        here, there = owner(second), owner(first)
+        origin = f"from {there.source.display}" if there else "a file codegen writes"
+        result.diagnostics.error(
+            "output-collision",
+            f"this spec's output {ascii(second)} and {ascii(first)} ({origin}) differ only in letter case "
+            "or Unicode normalization: on a file system that ignores them (macOS, Windows) they are one file; "
+            "rename one of them",
+            here,
+            *([("the other output comes from here", there)] if there else []),
+        )
 
 
 def _render_shared(

@@ -65,7 +65,7 @@ from .remotes import RemoteDocuments
 from .plan import PackagePlan, ToolPlan
 from .runtime import exports
 from .sources import load_source
-from .writer import MANIFEST, WriteError
+from .writer import MANIFEST, WriteError, case_collisions
 
 Order = list[
     tuple[str, str]
@@ -289,7 +289,7 @@ def compile_changed(
         [rel for rel, _ in order if rel in dirty], recorded, documents
     )
     if in_place is not None:
-        return in_place
+        return _without_collisions(in_place)
     try:
         modules = {
             rel: recorded[rel] if rel in recorded else read_module(rel, doc)
@@ -299,7 +299,15 @@ def compile_changed(
         return None
     if _duplicates(modules, read, program):
         return None
-    return edit.replayed(dirty, modules)
+    return _without_collisions(edit.replayed(dirty, modules))
+
+
+def _without_collisions(result: CompileResult | None) -> CompileResult | None:
+    """`result`, unless two of its outputs (those it keeps included) are one file where case is ignored: a
+    full compile reports that, at the specs making them."""
+    if result is None or result.files is None:
+        return result
+    return None if case_collisions([*result.files, *result.kept, MANIFEST]) else result
 
 
 class _Edit:

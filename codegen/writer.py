@@ -22,6 +22,7 @@ import posixpath
 import re
 import secrets
 import stat
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,6 +130,40 @@ def _str_path_problem(rel: str) -> str | None:
     except UnicodeEncodeError:
         return "it is not valid Unicode"
     return None
+
+
+def folded(name: str) -> str:
+    """`name` as a file system that ignores case and Unicode normalization sees it: two names with the same
+    folded form are one file on macOS (APFS and HFS+ ignore case and canonical equivalence) and on Windows
+    (NTFS ignores case). Unicode's canonical caseless form, NFD(casefold(NFD(name))): casefold folds at least
+    what those file systems fold ('ß' as 'ss' too, to be safe); compatibility forms (NFKC: '①' and '1') are
+    kept apart, as every file system keeps them."""
+    if name.isascii():
+        return name.lower()  # (the case of nearly every generated path)
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", name).casefold())
+
+
+def case_collisions(rels: Iterable[str]) -> list[tuple[str, str]]:
+    """The pairs of paths of OUT (files, or the folders holding them) that are one path where case and
+    Unicode normalization are ignored, each pair sorted: the first path of each such group with each other.
+    Only names in one and the same folder are compared: folders that are one are reported, not each pair of
+    files inside them."""
+    paths = set(rels)
+    paths |= _folders_of(paths)
+    # Most paths are ASCII and lowercase already: each is its own folded form, and any other path folding to
+    # it collides with it (folding every path was most of the time at 20,000 files).
+    plain = {rel for rel in paths if rel.isascii() and rel.islower()}
+    groups: dict[str, list[str]] = {}
+    for rel in paths - plain:
+        key = "/".join(map(folded, rel.split("/")))
+        groups.setdefault(key, [key] if key in plain else []).append(rel)
+    pairs = []
+    for alike in groups.values():
+        by_folder: dict[str, list[str]] = {}
+        for rel in sorted(alike):
+            by_folder.setdefault(posixpath.dirname(rel), []).append(rel)
+        pairs += [(same[0], other) for same in by_folder.values() for other in same[1:]]
+    return sorted(pairs)
 
 
 def _refuse_bad_path(rel: str) -> None:

@@ -67,6 +67,16 @@ def export_names(every: list[str]) -> ExportNames:
     }
 
 
+def tool_file(func: str) -> str:
+    """Where the LLM-facing definition of the tool whose function is `func` goes in OUT."""
+    return f"schemas/{func}.json"
+
+
+def entity_file(class_name: str) -> str:
+    """Where the schema of the entity whose class is `class_name` goes in OUT."""
+    return f"schemas/entities/{class_name}.json"
+
+
 def tool_files(
     tools: list[ToolPlan], names: ExportNames
 ) -> tuple[dict[str, str], Fragments]:
@@ -76,7 +86,7 @@ def tool_files(
     files: dict[str, str] = {}
     fragments: Fragments = {}
     for tool in tools:
-        files[f"schemas/{tool.func}.json"] = dump_json(tool.llm_schema)
+        files[tool_file(tool.func)] = dump_json(tool.llm_schema)
         for flavour in exports.EXPORT_FILES:
             name = names[flavour][tool.name]
             fragments[flavour, tool.name] = tool_fragment(
@@ -88,7 +98,7 @@ def tool_files(
 def entity_files(plan: PackagePlan) -> dict[str, str]:
     """`schemas/entities/<Entity>.json`."""
     return {
-        f"schemas/entities/{plan.entity_classes[name]}.json": dump_json(schema)
+        entity_file(plan.entity_classes[name]): dump_json(schema)
         for name, schema in plan.entity_schemas.items()
     }
 
