@@ -7,7 +7,8 @@ alias, or nesting deeper than `MAX_DEPTH` is a diagnostic, never a hang, a trace
 
 Scalars get the same limits as JSON numbers and strings (see json/parse.py): a number longer than MAX_INT_DIGITS
 (YAML 1.1 also has hexadecimal and base-60 integers, which PyYAML converts in quadratic time) or beyond a float's
-range is `too-large`, a string with a lone surrogate (from a `"\\ud800"` escape) is `encoding`, and a value
+range is `too-large`, a non-zero float below the smallest normal float (it would read as 0 or lose digits) is
+`too-small`, a string with a lone surrogate (from a `"\\ud800"` escape) is `encoding`, and a value
 PyYAML cannot construct (a timestamp such as 2020-02-30) is a diagnostic too. Control characters that YAML forbids
 (NUL, ESC, ...) are reported where they are, also when they sit in a Brimley SQL header.
 """
@@ -15,7 +16,6 @@ PyYAML cannot construct (a timestamp such as 2020-02-30) is a diagnostic too. Co
 from __future__ import annotations
 
 import datetime
-import math
 from typing import Any
 
 import yaml
@@ -23,7 +23,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ...diagnostics import Diagnostics, SourceFile, SpecError, Span
 from ...ir import JArray, JObject
-from ..json.parse import MAX_INT_DIGITS, SURROGATES
+from ..json.parse import MAX_INT_DIGITS, SURROGATES, float_range_error
 
 MAX_DEPTH = 64  # containers inside containers
 MAX_NODES = 100_000  # values produced, aliases counted every time they are expanded
@@ -213,14 +213,13 @@ class _Converter:
             value = self.constructor.construct_object(node, deep=True)
         except (ValueError, OverflowError) as error:  # e.g. a date that does not exist
             self.fail(f"{node.value!r} is not a valid value: {error}", node)
-        if (
-            isinstance(value, float)
-            and math.isinf(value)
-            and "inf" not in node.value.lower()
-        ):
-            self.fail(too_large, node, "too-large")
-        if isinstance(value, float) and not math.isfinite(value):
-            self.fail(f"{node.value!r} is not a JSON number", node)
+        if isinstance(value, float):
+            if "inf" in node.value.lower() or "nan" in node.value.lower():
+                self.fail(f"{node.value!r} is not a JSON number", node)
+            refused = float_range_error(node.value, value)
+            if refused is not None:
+                code, message = refused
+                self.fail(message, node, code)
         if isinstance(value, int) and abs(value) >= 10**MAX_INT_DIGITS:  # hexadecimal
             self.fail(too_large, node, "too-large")
         if isinstance(value, datetime.datetime):

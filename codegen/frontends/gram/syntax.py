@@ -13,7 +13,6 @@ at the bracket that was left open.
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from ...resources import grammar_text
-from ..json.parse import MAX_INT_DIGITS
+from ..json.parse import MAX_INT_DIGITS, float_range_error
 
 MAX_DEPTH = 64  # brackets of any kind open at once; real specs stay far below this
 
@@ -263,23 +262,26 @@ _NUMBERS = {"INTEGER": 10, "DECIMAL": 0, "HEXADECIMAL": 16, "OCTAL": 8}
 
 
 def _number(tok: Token) -> int | float:
-    """A numeral's value; one too long for Python to print (or beyond a float's range) is an error here."""
+    """A numeral's value; one too long for Python to print, or a decimal a float cannot hold as written (beyond
+    its range, or non-zero and too small: json/parse.py's `float_range_error`), is an error here.
+    """
     text = str(tok)
     base = _NUMBERS[tok.type]
-    value: int | float
-    if len(text) <= MAX_INT_DIGITS:
-        value = float(text) if base == 0 else int(text, base)
-        if (
-            not (isinstance(value, float) and math.isinf(value))
-            and abs(value) < 10**MAX_INT_DIGITS
-        ):
-            return value
-    raise GramSyntaxError(
-        f"the number is too large (more than {MAX_INT_DIGITS} digits, or beyond a float's range)",
-        _s(tok),
-        _s(tok) + 1,
-        code="too-large",
+    code, message = "too-large", (
+        f"the number is too large (more than {MAX_INT_DIGITS} digits, or beyond a float's range)"
     )
+    if len(text) <= MAX_INT_DIGITS:
+        if base == 0:
+            value = float(text)
+            error = float_range_error(text, value)
+            if error is None:
+                return value
+            code, message = error
+        else:
+            integer = int(text, base)
+            if abs(integer) < 10**MAX_INT_DIGITS:
+                return integer
+    raise GramSyntaxError(message, _s(tok), _s(tok) + 1, code=code)
 
 
 _NAME_KINDS = {
