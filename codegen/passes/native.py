@@ -124,6 +124,8 @@ _BOUNDS = {
     "maximum": "le",
     "exclusiveMaximum": "lt",
 }
+# The greatest length of a str, list or dict (CPython's lengths are a Py_ssize_t; on 32-bit ones, smaller still).
+MAX_LENGTH = 2**63 - 1
 # Beyond 2**53 a float bound, or an int converted to a float for comparison, is no longer exact.
 _EXACT_FLOAT = 2**53
 _ANNOTATED = frozenset({"Annotated"})
@@ -543,7 +545,12 @@ def _bound(value: Any, integer: bool) -> int | float | None:
 
 
 def _counts(schema: JObject, low: str, high: str) -> list[str] | None:
-    """`Field(min_length=..., max_length=...)` of a length or count pair, if any; None if not native."""
+    """`Field(min_length=..., max_length=...)` of a length or count pair, if any; None if not native.
+
+    pydantic-core stores a count as a usize and cannot build a model with a larger one (`max_length=10**20`
+    made every call an internal error), while no length exceeds `MAX_LENGTH`: a greater maximum bounds
+    nothing, so it is left out, and a greater minimum, which nothing meets, is left to the interpreter.
+    """
     options = []
     for keyword, option in ((low, "min_length"), (high, "max_length")):
         if keyword not in schema:
@@ -553,5 +560,9 @@ def _counts(schema: JObject, low: str, high: str) -> list[str] | None:
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             return None
+        if value > MAX_LENGTH:
+            if option == "min_length":
+                return None
+            continue
         options.append(f"{option}={value}")
     return [f"Field({', '.join(options)})"] if options else []
