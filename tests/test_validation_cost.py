@@ -427,3 +427,73 @@ def test_a_deep_spec_compiles_and_dispatches_in_polynomial_time(
                 found.kind,
                 *[(p.path, p.message) for p in found.problems][0],
             ) == error
+
+
+# -- dynamic anchors: the bindings a `$dynamicRef` tells apart ------------------------------------------------
+
+
+def dynamic_chain(anchors: int, levels: int = LEVELS) -> dict[str, Any]:
+    """The allOf chain through two resources per level, `p<i>` and `q<i>`, which declare the dynamic anchors
+    `x0` .. `x<anchors - 1>` in turn (`p` as an integer, `q` as a number), down to a leaf resource that refers
+    to each anchor by `$dynamicRef`: the outermost resource of the path taken that declares it wins.
+    """
+    leaf = {
+        "$id": "leaf",
+        "allOf": [{"$dynamicRef": f"#x{n}"} for n in range(anchors)],
+        "$defs": {f"x{n}": {"$dynamicAnchor": f"x{n}"} for n in range(anchors)},
+    }
+    defs: dict[str, Any] = {"s0": leaf}
+    for level in range(1, levels + 1):
+        defs[f"s{level}"] = {"allOf": [{"$ref": f"p{level}"}, {"$ref": f"q{level}"}]}
+        for side, kind in (("p", "integer"), ("q", "number")):
+            defs[f"{side}{level}"] = {
+                "$id": f"{side}{level}",
+                "$ref": f"root#/$defs/s{level - 1}",
+                "$defs": {"x": {"$dynamicAnchor": f"x{level % anchors}", "type": kind}},
+            }
+    return {
+        "$id": "https://example.com/root",
+        "$defs": defs,
+        "$ref": f"#/$defs/s{levels}",
+    }
+
+
+def test_dynamic_references_cost_a_polynomial_times_their_bindings() -> None:
+    from codegen.runtime.validation.index import _bindings, _index_for
+
+    schema = dynamic_chain(2)
+    ways = _bindings(_index_for(schema))
+    with counted_eval(evaluator_module, bound(schema, 1) * ways):
+        assert validate(1, schema) == []
+        assert [p.message for p in validate(1.5, schema)] == [
+            "expected integer, got number"
+        ]
+
+
+@pytest.mark.parametrize(("anchors", "refused"), [(1, False), (6, True)])
+def test_the_compiler_bounds_the_bindings_of_dynamic_anchors(
+    tmp_path: Path, anchors: int, refused: bool
+) -> None:
+    """An anchor declared by k resources is bound in k + 1 ways (to any, or to none yet): one anchor in 25
+    resources (12 levels of two, and the leaf) is 26 combinations; six anchors in 5 resources each are
+    6**6 = 46656, more than the 256 allowed."""
+    schema = dynamic_chain(anchors, levels=12)
+    tool = {"name": "t", "parameters": {"type": "object", "properties": {"x": schema}}}
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "t.json").write_text(json.dumps(tool, indent=1), encoding="utf-8")
+    found = [
+        (d.code, d.message.split(":")[0])
+        for d in compile_result(specs).diagnostics.sorted()
+    ]
+    if refused:
+        assert found == [
+            (
+                "invalid-schema",
+                "$dynamicAnchor 'x0' is one of the dynamic anchors more than one resource declares,"
+                " which a $dynamicRef may resolve to in 46656 combinations (at most 256, so that validation"
+                " stays polynomial)",
+            )
+        ]
+    else:
+        assert found == []

@@ -13,7 +13,15 @@ from urllib.parse import unquote
 
 from ..diagnostics import Diagnostics
 from ..ir import JObject
-from ..runtime.validation.index import _Index, _meta_index, _unescape, _walk
+from ..runtime.validation.index import (
+    _bindings,
+    _holders,
+    _Index,
+    _meta_index,
+    _unescape,
+    _walk,
+)
+from ..runtime.validation.limits import _MAX_BINDINGS
 from ..runtime.validation.metaschema import _META_PREFIX
 from ..runtime.validation.uris import _resolve
 from .bundle import references
@@ -27,7 +35,9 @@ def check_refs(
         return
     index: _Index | None = None
     already: set[tuple[str, int, int]] | None = None
+    dynamic = False
     for node, keyword, ref, base in references(root):
+        dynamic = dynamic or keyword == "$dynamicRef"
         if ref.startswith("entity:"):
             continue  # resolve.py embeds or reports these
         index = index or _Index(root)
@@ -50,6 +60,31 @@ def check_refs(
         diags.error(
             "ref-unresolved", f"{keyword} {ref!r} resolves to {uri!r}: {what}", span
         )
+    if dynamic:
+        _check_bindings(index or _Index(root), diags)
+
+
+def _check_bindings(index: _Index, diags: Diagnostics) -> None:
+    """Refuse a document whose dynamic anchors can be bound in too many ways: the validator evaluates a
+    schema once per way its `$dynamicRef`s may resolve, so their number multiplies validation time.
+    """
+    ways = _bindings(index)
+    if ways <= _MAX_BINDINGS:
+        return
+    holders = _holders(index)
+    anchor = max(
+        sorted({a for anchors in index.dynamic.values() for a in anchors}),
+        key=lambda a: len(holders[a]),
+    )
+    node = next(a[anchor] for a in index.dynamic.values() if anchor in a)
+    if not isinstance(node, JObject):
+        return
+    message = (
+        f"$dynamicAnchor {anchor!r} is one of the dynamic anchors more than one resource declares, which a"
+        f" $dynamicRef may resolve to in {ways} combinations (at most {_MAX_BINDINGS}, so that validation"
+        " stays polynomial): declare each in fewer resources"
+    )
+    diags.error("invalid-schema", message, node.value_span("$dynamicAnchor"))
 
 
 def _resolves(index: _Index, uri: str) -> bool:

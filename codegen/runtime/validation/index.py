@@ -132,18 +132,39 @@ def _meta_index() -> _Index:
     return _META_INDEX[0]
 
 
+def _holders(index: _Index) -> dict[str, set[str]]:
+    """The resources (URIs) declaring each dynamic anchor: the document's and
+    the embedded meta-schemas'."""
+    holders: dict[str, set[str]] = {}
+    for source in (index.dynamic, _meta_index().dynamic):
+        for uri, anchors in source.items():
+            for anchor in anchors:
+                holders.setdefault(anchor, set()).add(uri)
+    return holders
+
+
 def _contested(index: _Index) -> frozenset[str]:
-    """The dynamic anchors more than one resource declares (the document's or
-    an embedded meta-schema's): only these can make a ``$dynamicRef`` resolve
-    elsewhere than its own target, so only they tell dynamic scopes apart."""
+    """The dynamic anchors more than one resource declares: only these can
+    make a ``$dynamicRef`` resolve elsewhere than its own target, so only they
+    tell dynamic scopes apart."""
     if index.contested is None:
-        holders: dict[str, set[str]] = {}
-        for source in (index.dynamic, _meta_index().dynamic):
-            for uri, anchors in source.items():
-                for anchor in anchors:
-                    holders.setdefault(anchor, set()).add(uri)
+        holders = _holders(index)
         index.contested = frozenset(a for a, uris in holders.items() if len(uris) > 1)
     return index.contested
+
+
+def _bindings(index: _Index) -> int:
+    """How many ways the contested anchors the document declares can be bound
+    (each to one of its resources, or to none yet): the factor by which
+    ``$dynamicRef`` multiplies the evaluations of a validation, as remembered
+    verdicts are keyed by the binding (``context._Scope.bound``).  The
+    meta-schemas' own anchors add a constant factor."""
+    holders = _holders(index)
+    ways = 1
+    for anchor in {a for anchors in index.dynamic.values() for a in anchors}:
+        if len(holders[anchor]) > 1:
+            ways *= len(holders[anchor]) + 1
+    return ways
 
 
 def _walk(
