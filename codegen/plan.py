@@ -8,13 +8,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+# CPython compiles `A | B | C` as nested binary operations, one level per member, and gives up (RecursionError
+# at import) beyond about 2,000 levels, or fewer on other versions and platforms: a union of more members than this
+# is written `_typing.Union[A, B, ...]`, one flat subscript, at any width. Below it, unions read as people write
+# them.
+MAX_UNION_CHAIN = 64
+
 
 @dataclass(frozen=True)
 class PyType:
     """A Python annotation, with what it needs imported.
 
     `expr` names models by their class name; `models` lists those names so the back end can import the ones
-    defined in other modules. `needs` holds the typing helpers used ("Any", "Literal", "_dt", "_decimal").
+    defined in other modules. `needs` holds the typing helpers used ("Any", "Literal", "_dt", "_decimal",
+    "_typing").
     """
 
     expr: str
@@ -23,25 +30,33 @@ class PyType:
     nullable: bool = (
         False  # already admits None (so an optional field needs no extra `| None`)
     )
+    width: int = 1  # the members of `expr` as a `|` chain (1 when it is none)
+    # How deeply `expr` nests, at most, as Python parses it: what CPython's parser and compiler bound.
+    depth: int = 1
 
     @staticmethod
     def union(options: list[PyType]) -> PyType:
-        unique: list[PyType] = []
+        # Each member once, the first of equal ones kept (a dict: comparing each with all before was quadratic).
+        unique: dict[str, PyType] = {}
         for option in options:
             if option.expr == "Any":
                 return option
-            if all(option.expr != seen.expr for seen in unique):
-                unique.append(option)
+            if option.expr not in unique:
+                unique[option.expr] = option
         if len(unique) == 1:
-            return unique[0]
+            return next(iter(unique.values()))
         # `None` goes last, as people write it.
-        unique.sort(key=lambda t: t.expr == "None")
-        return PyType(
-            " | ".join(t.expr for t in unique),
-            frozenset().union(*(t.models for t in unique)),
-            frozenset().union(*(t.needs for t in unique)),
-            any(t.nullable for t in unique),
-        )
+        members = sorted(unique.values(), key=lambda t: t.expr == "None")
+        models = frozenset().union(*(t.models for t in members))
+        needs = frozenset().union(*(t.needs for t in members))
+        nullable = any(t.nullable for t in members)
+        width = sum(t.width for t in members)
+        deepest = max(t.depth for t in members)
+        if width <= MAX_UNION_CHAIN:
+            expr = " | ".join(t.expr for t in members)
+            return PyType(expr, models, needs, nullable, width, width + deepest)
+        expr = f"_typing.Union[{', '.join(t.expr for t in members)}]"
+        return PyType(expr, models, needs | {"_typing"}, nullable, 1, deepest + 2)
 
 
 ANY = PyType("Any", needs=frozenset({"Any"}), nullable=True)

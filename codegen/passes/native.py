@@ -457,7 +457,8 @@ def _string_literal(schema: JObject, keys: set[str]) -> NativeType | None:
     allowed = [allowed] if isinstance(allowed, str) else list(allowed)
     if any(("null" if value is None else "string") not in allowed for value in values):
         return None
-    strings = sorted({value for value in values if value is not None}, key=values.index)
+    # Each string once, in order of first occurrence (a dict: `sorted(key=values.index)` was quadratic).
+    strings = list(dict.fromkeys(value for value in values if value is not None))
     nullable = None in values
     if not strings:
         return NativeType(PyType("None", nullable=True), nullable=True)

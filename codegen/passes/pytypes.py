@@ -33,6 +33,13 @@ _STRING_FORMATS = {
     "date-time": PyType("_dt.datetime", needs=frozenset({"_dt"})),
 }
 _DECIMAL = PyType("_decimal.Decimal", needs=frozenset({"_decimal"}))
+# A document nests its schemas 64 containers deep at most, but a chain of `$ref`s nests types without end: a
+# type nested deeper than MAX_TYPE_DEPTH (as Python parses its annotation), or met deeper than MAX_NESTING schemas
+# into a model (models included, counting through `$ref`s), is `Any`. So every annotation stays far inside what
+# CPython parses (200 brackets) and compiles, and typing a document recurses a bounded number of times. `Any` is
+# safe: the runtime check decides acceptance from the schema itself.
+MAX_TYPE_DEPTH = 64
+MAX_NESTING = 64
 _SIMPLE = {
     "string": PyType("str"),
     "integer": PyType("int"),
@@ -90,6 +97,7 @@ class DocumentTyper:
         self.diags = diags
         self._by_pointer: dict[str, PyType] = {}
         self._in_progress: set[str] = set()
+        self._nesting = 0  # the calls of `map` under way
         self._native = NativeTyper(
             self._native_model, self._native_ref, (const, self.plain_root)
         )
@@ -215,6 +223,17 @@ class DocumentTyper:
             return (
                 ANY  # a cycle through non-model schemas: only a model can name itself
             )
+        if self._nesting >= MAX_NESTING:
+            return ANY
+        self._nesting += 1
+        try:
+            kind = self._map_new(schema, pointer, hint)
+        finally:
+            self._nesting -= 1
+        return kind if kind.depth <= MAX_TYPE_DEPTH else ANY
+
+    def _map_new(self, schema: Any, pointer: str, hint: str) -> PyType:
+        """`map` of a schema not typed yet."""
         if is_structured_object(schema):
             cls = self.classes.claim(hint, *self._alternatives(hint))
             kind = PyType(cls, models=frozenset({cls}))
@@ -283,13 +302,19 @@ class DocumentTyper:
             if schema.get("format") == "decimal":
                 return _DECIMAL
             # JSON numbers include integers; in a union keep them ints, as SPEC §3's `str | int | float | bool`.
-            return PyType("int | float") if in_union else _SIMPLE["number"]
+            return (
+                PyType("int | float", width=2, depth=2)
+                if in_union
+                else _SIMPLE["number"]
+            )
         if kind == "array":
             items = schema.get("items")
             if "prefixItems" in schema or items is None:
                 return PyType("list[Any]", needs=frozenset({"Any"}))
             item = self.map(items, f"{pointer}/items", hint + "Item")
-            return PyType(f"list[{item.expr}]", item.models, item.needs)
+            return PyType(
+                f"list[{item.expr}]", item.models, item.needs, depth=item.depth + 1
+            )
         if kind == "object":
             extra = schema.get("additionalProperties")
             if (
@@ -300,7 +325,12 @@ class DocumentTyper:
                 value = self.map(
                     extra, f"{pointer}/additionalProperties", hint + "Value"
                 )
-                return PyType(f"dict[str, {value.expr}]", value.models, value.needs)
+                return PyType(
+                    f"dict[str, {value.expr}]",
+                    value.models,
+                    value.needs,
+                    depth=value.depth + 2,
+                )
             return PyType("dict[str, Any]", needs=frozenset({"Any"}))
         return _SIMPLE.get(kind, ANY)
 
@@ -387,13 +417,10 @@ def _literal(values: list[Any]) -> PyType:
         return ANY  # Literal cannot tell True from 1
     from ..literals import py_literal
 
-    parts = []
-    for value in plain:
-        text = py_literal(value)
-        if text not in parts:
-            parts.append(text)
+    # Each member once, in order of first occurrence: a dict, not `not in` on a list (quadratic in the enum).
+    parts = list(dict.fromkeys(py_literal(value) for value in plain))
     kind = (
-        PyType(f"Literal[{', '.join(parts)}]", needs=frozenset({"Literal"}))
+        PyType(f"Literal[{', '.join(parts)}]", needs=frozenset({"Literal"}), depth=3)
         if parts
         else NONE
     )

@@ -1,0 +1,262 @@
+"""Compile time stays near linear in the size of a spec: doubling a construct at most about doubles the work.
+
+Each test compiles a spec of N and of 2N of one construct (colliding names, enum members, anyOf branches, tools
+in a file) and counts the steps of the work that used to be quadratic, by a spy on it: membership tests on a
+scope's taken names, comparisons and hashes of the strings compared, nodes walked. Counts, not times: they are
+the same on every run and machine. Everything runs in this process (no forked child).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import compile_ok
+
+from codegen import literals, parallel
+from codegen.ir import JArray
+from codegen.passes import native, naming
+from codegen.plan import PyType
+from codegen.runtime import check_planner
+
+RATIO = 2.2
+steps = [0]
+
+
+class CountingStr(str):
+    """A string whose comparisons and hashes count as steps (list and dict look-ups call them)."""
+
+    def __eq__(self, other: object) -> bool:
+        steps[0] += 1
+        return str.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        steps[0] += 1
+        return str.__ne__(self, other)
+
+    def __hash__(self) -> int:
+        steps[0] += 1
+        return str.__hash__(self)
+
+
+class CountingSet(set[str]):
+    """A set of taken names whose membership tests count as steps."""
+
+    def __contains__(self, item: object) -> bool:
+        steps[0] += 1
+        return set.__contains__(self, item)
+
+
+class CountingDict(dict[int, Any]):
+    """A dict whose walks over its values count a step per value."""
+
+    def values(self) -> Iterator[Any]:  # type: ignore[override]
+        for value in dict.values(self):
+            steps[0] += 1
+            yield value
+
+
+@pytest.fixture(autouse=True)
+def one_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel, "MIN_WORK", 10**9)
+
+
+def _steps(tmp_path: Path, tools: list[dict[str, Any]]) -> int:
+    specs = tmp_path / f"specs{len(list(tmp_path.iterdir()))}"
+    specs.mkdir()
+    (specs / "tools.json").write_text(json.dumps(tools), encoding="utf-8")
+    steps[0] = 0
+    compile_ok(specs)
+    return steps[0]
+
+
+def _assert_linear(
+    tmp_path: Path, make: Callable[[int], list[dict[str, Any]]], n: int
+) -> None:
+    small, large = _steps(tmp_path, make(n)), _steps(tmp_path, make(2 * n))
+    assert small > 0
+    assert large <= RATIO * small, (n, small, large)
+
+
+def _tool(properties: dict[str, Any], name: str = "pick") -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": "d",
+        "parameters": {"type": "object", "properties": properties},
+    }
+
+
+def _variant(base: str, i: int, marks: str) -> str:
+    """`base` followed by `i` written in `marks`: names that differ only in what naming drops."""
+    text = ""
+    while True:
+        text += marks[i % len(marks)]
+        i //= len(marks)
+        if not i:
+            return base + text
+
+
+@pytest.fixture
+def counted_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = naming.Scope.__init__
+
+    def init(self: naming.Scope, taken: Any = None) -> None:
+        original(self, taken)
+        self.taken = CountingSet(self.taken)
+
+    monkeypatch.setattr(naming.Scope, "__init__", init)
+
+
+def test_properties_that_all_become_one_name(
+    tmp_path: Path, counted_names: None
+) -> None:
+    """`a-`, `a.`, `a `, ... all become the field `a`: each takes the next free `a_<n>`."""
+    _assert_linear(
+        tmp_path,
+        lambda n: [
+            _tool(
+                {
+                    _variant("a", i, "-. $@!#%&*+=~^"): {"type": "string"}
+                    for i in range(n)
+                }
+            )
+        ],
+        1000,
+    )
+
+
+def test_tools_that_all_become_one_function(
+    tmp_path: Path, counted_names: None
+) -> None:
+    _assert_linear(
+        tmp_path,
+        lambda n: [
+            _tool({"x": {"type": "integer"}}, _variant("t", i, "-._")) for i in range(n)
+        ],
+        300,
+    )
+
+
+def test_an_enum_of_many_strings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The members of a `Literal` are each written once, in order: counted by their comparisons, both where the
+    plain type is made (from their Python text) and the native one (from the values)."""
+    py_literal = literals.py_literal
+    monkeypatch.setattr(
+        literals, "py_literal", lambda value: CountingStr(py_literal(value))
+    )
+    string_literal = native._string_literal
+
+    def counted(schema: Any, keys: set[str]) -> Any:
+        if isinstance(schema.get("enum"), JArray):
+            values = schema["enum"]
+            counting = [CountingStr(v) if isinstance(v, str) else v for v in values]
+            schema = schema.replace(enum=JArray(counting, values.span))
+        return string_literal(schema, keys)
+
+    monkeypatch.setattr(native, "_string_literal", counted)
+    _assert_linear(
+        tmp_path,
+        lambda n: [
+            _tool(
+                {
+                    "e": {"type": "string", "enum": [f"v{i}" for i in range(n)]},
+                    "f": {"enum": [f"w{i}" for i in range(n)] + [None]},
+                }
+            )
+        ],
+        2000,
+    )
+
+
+def _branches(n: int) -> list[dict[str, Any]]:
+    return [
+        _tool(
+            {
+                "u": {
+                    "anyOf": [
+                        {
+                            "type": "object",
+                            "properties": {f"p{i}": {"type": "integer"}},
+                            "required": [f"p{i}"],
+                        }
+                        for i in range(n)
+                    ]
+                }
+            }
+        )
+    ]
+
+
+def test_an_any_of_many_objects_is_one_union(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The members of a union are each written once: counted by the comparisons of their text."""
+    union = PyType.union
+
+    def counted(options: list[PyType]) -> PyType:
+        return union(
+            [
+                PyType(CountingStr(o.expr), o.models, o.needs, o.nullable)
+                for o in options
+            ]
+        )
+
+    monkeypatch.setattr(PyType, "union", staticmethod(counted))
+    _assert_linear(tmp_path, _branches, 500)
+
+
+def _size(node: Any) -> int:
+    if isinstance(node, dict):
+        return 1 + sum(_size(value) for value in node.values())
+    if isinstance(node, list):
+        return 1 + sum(_size(value) for value in node)
+    return 1
+
+
+def test_a_document_is_walked_for_recursive_references_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Compiled checks of a document with many models: whether it holds a `$recursiveRef` is asked for each
+    model's check, and found by one walk of it (counted: the nodes walked)."""
+    walk = check_planner._refused_document
+
+    def counted(document: Any) -> bool:
+        steps[0] += _size(document)
+        return walk(document)
+
+    monkeypatch.setattr(check_planner, "_refused_document", counted)
+    _assert_linear(tmp_path, _branches, 500)
+
+
+def test_many_tools_in_one_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each tool's documents get a label of their own in the module's compiled checks, without looking at those
+    of every tool before (counted: the labels made and the documents looked at)."""
+    original = check_planner.ModuleChecks.__init__
+
+    def init(self: check_planner.ModuleChecks, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        self._documents = CountingDict(self._documents)
+
+    label = check_planner.ModuleChecks._label
+
+    def counted(self: check_planner.ModuleChecks, const: str | None) -> str:
+        steps[0] += 1
+        return label(self, const)
+
+    monkeypatch.setattr(check_planner.ModuleChecks, "__init__", init)
+    monkeypatch.setattr(check_planner.ModuleChecks, "_label", counted)
+    _assert_linear(
+        tmp_path,
+        lambda n: [
+            _tool({"x": {"type": "integer", "not": {"const": 3}}}, f"tool{i}")
+            for i in range(n)
+        ],
+        300,
+    )
