@@ -9,7 +9,9 @@ interpreter reports while validating), patterns compile, and every `$ref` names 
 interpreter resolves it, by its own index of the document: against the base URI the `$id`s on the way set, to
 a JSON pointer, an anchor or an embedded resource (`$id`). A `$dynamicRef` is resolved so too where the
 dynamic scope cannot change its target: no other resource of the document declares its dynamic anchor.
-Anything else leaves the whole check to the interpreter, so the two never disagree.
+Nor may any check run twice on one value (a schema reached along two paths through references: compiled
+checks remember nothing, so paths would multiply; `_once_per_value`). Anything else leaves the whole check to
+the interpreter, so the two never disagree.
 """
 
 from __future__ import annotations
