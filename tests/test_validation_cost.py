@@ -497,3 +497,39 @@ def test_the_compiler_bounds_the_bindings_of_dynamic_anchors(
         ]
     else:
         assert found == []
+
+
+# -- typing: the compiler's type of a shared subschema -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("keyword", ["anyOf", "oneOf", "allOf"])
+def test_a_shared_subschema_is_typed_once(
+    keyword: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A parameter typed as the 34-level chain: `anyOf: [s, s]` is a union of the same type, and typing it must
+    not walk the 2**34 paths to find that out (the compiler hung in `passes/pytypes.py`).
+    """
+    from codegen.passes import pytypes
+
+    schema = chain(keyword, leaf={"type": "string"})
+    tool = {
+        "name": "shared",
+        "parameters": {
+            "type": "object",
+            "properties": {"x": {"$ref": schema["$ref"]}},
+            "$defs": schema["$defs"],
+        },
+    }
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "shared.json").write_text(json.dumps(tool), encoding="utf-8")
+    calls = [0]
+    typed = pytypes.DocumentTyper.map
+
+    def counting(self: Any, *args: Any) -> Any:
+        calls[0] += 1
+        assert calls[0] <= 10 * size(schema), "typing walks the paths through $refs"
+        return typed(self, *args)
+
+    monkeypatch.setattr(pytypes.DocumentTyper, "map", counting)
+    assert compile_result(specs).files is not None

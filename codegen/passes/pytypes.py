@@ -96,6 +96,9 @@ class DocumentTyper:
         self.entity_classes = entity_classes
         self.diags = diags
         self._by_pointer: dict[str, PyType] = {}
+        # the type of every other subschema typed so far: a subschema reached again (through `$ref`s that share
+        # it, as `{anyOf: [{$ref: s}, {$ref: s}]}` nested 34 deep does 2**34 times) is typed once
+        self._typed: dict[str, PyType] = {}
         self._in_progress: set[str] = set()
         self._nesting = 0  # the calls of `map` under way
         self._native = NativeTyper(
@@ -219,6 +222,8 @@ class DocumentTyper:
             return self._entity(self.doc.entity_pointers[pointer])
         if pointer in self._by_pointer:
             return self._by_pointer[pointer]
+        if pointer in self._typed:
+            return self._typed[pointer]
         if pointer in self._in_progress:
             return (
                 ANY  # a cycle through non-model schemas: only a model can name itself
@@ -230,7 +235,9 @@ class DocumentTyper:
             kind = self._map_new(schema, pointer, hint)
         finally:
             self._nesting -= 1
-        return kind if kind.depth <= MAX_TYPE_DEPTH else ANY
+        kind = kind if kind.depth <= MAX_TYPE_DEPTH else ANY
+        self._typed.setdefault(pointer, kind)
+        return kind
 
     def _map_new(self, schema: Any, pointer: str, hint: str) -> PyType:
         """`map` of a schema not typed yet."""
