@@ -9,7 +9,9 @@ interpreter reports while validating), patterns compile, and every `$ref` names 
 interpreter resolves it, by its own index of the document: against the base URI the `$id`s on the way set, to
 a JSON pointer, an anchor or an embedded resource (`$id`). A `$dynamicRef` is resolved so too where the
 dynamic scope cannot change its target: no other resource of the document declares its dynamic anchor.
-Anything else leaves the whole check to the interpreter, so the two never disagree.
+Nor may any check run twice on one value (a schema reached along two paths through references: compiled
+checks remember nothing, so paths would multiply; `_once_per_value`). Anything else leaves the whole check to
+the interpreter, so the two never disagree.
 """
 
 from __future__ import annotations
@@ -31,6 +33,15 @@ from .validation.uris import _resolve, _without_fragment
 INTERPRETED = frozenset({"$recursiveRef"})
 UNEVALUATED = ("unevaluatedItems", "unevaluatedProperties")
 _MAX_DEPTH = 40
+_MAX_SETS = 1000  # sets of checks `_once_per_value` follows for one entry
+# The keywords applying one subschema to any property (`"name"`) or item (`"index"`).
+_ANY_ONE = (
+    ("items", "index"),
+    ("contains", "index"),
+    ("unevaluatedItems", "index"),
+    ("additionalProperties", "name"),
+    ("unevaluatedProperties", "name"),
+)
 _SINGLE = (
     "items",
     "contains",
@@ -78,6 +89,9 @@ class CheckFunction:
         str, ...
     ] = ()  # the checks it applies to the same instance (not to a property or item)
     annotating: tuple[str, ...] = ()  # those of them its annotations come from
+    plain: bool = (
+        False  # no reference in its schema: shared only by equal text (`_by_text`)
+    )
 
 
 def annotating(functions: list[CheckFunction]) -> set[str]:
@@ -117,6 +131,11 @@ class ModuleChecks:
     _by_text: dict[str, str] = field(default_factory=dict)
     # id(document) -> (its constant's name, in lower case, how many checks it has)
     _documents: dict[int, tuple[str, int]] = field(default_factory=dict)
+    # The labels of `_documents` named after their constant, kept as they are given (a set made from
+    # `_documents` for each new document made a module of N tools cost N^2).
+    _labels: set[str] = field(default_factory=set)
+    # The sets of checks met at one instance location that `_once_per_value` has found to run each check once.
+    _once: set[tuple[str, ...]] = field(default_factory=set)
     compiled: int = 0
     interpreted: int = 0
 
@@ -130,7 +149,11 @@ class ModuleChecks:
         if numbered is None:
             numbered = self._documents[id(document)] = (self._label(const), 0)
         try:
-            if self._refused.setdefault(id(document), _refused_document(document)):
+            # Walked once per document (`setdefault` walked it again for every entry).
+            refused = self._refused.get(id(document))
+            if refused is None:
+                refused = self._refused[id(document)] = _refused_document(document)
+            if refused:
                 raise NotCompiled("a $recursiveRef in the document")
             index = _index_for(document)
             try:
@@ -139,6 +162,7 @@ class ModuleChecks:
                 raise NotCompiled("a pointer that does not resolve") from None
             name = _Compiler(self, document, index).schema(node, base, 0)
             _no_loop(self.functions[count:])
+            _once_per_value(self.functions, name, self._once)
         except NotCompiled:
             # What it reached is not used now: forget it, numbers included.
             for key in list(self._names)[named:]:
@@ -159,10 +183,10 @@ class ModuleChecks:
         if not const:
             return f"doc{len(self._documents)}"
         digest = hashlib.sha256(const.encode()).hexdigest()
-        taken = {label for label, _ in self._documents.values()}
         size = 4
-        while digest[:size] in taken:
+        while digest[:size] in self._labels:
             size += 1
+        self._labels.add(digest[:size])
         return digest[:size]
 
 
@@ -232,7 +256,14 @@ class _Compiler:
                 annotated.append(calls[id(sub)])
         _well_formed(node)
         function = CheckFunction(
-            name, node, calls, ref, dynamic_ref, tuple(in_place), tuple(annotated)
+            name,
+            node,
+            calls,
+            ref,
+            dynamic_ref,
+            tuple(in_place),
+            tuple(annotated),
+            plain=text is not None,
         )
         self.checks.functions.append(function)
         return name
@@ -327,6 +358,91 @@ def _no_loop(functions: list[CheckFunction]) -> None:
             else:
                 state[name] = 2
                 stack.pop()
+
+
+def _once_per_value(
+    functions: list[CheckFunction], entry: str, proven: set[tuple[str, ...]]
+) -> None:
+    """Refuse a check that could run some check twice on one value, leaving it to the interpreter, which
+    remembers what each reference's target found at each instance location.
+
+    A compiled check remembers nothing: a schema reached along two paths at one location is checked once per
+    path, and paths multiply (an `allOf` of two `$ref`s to the next such schema, 34 deep, is 2**34 calls). So
+    the checks met at each location are followed, as sets: those applied in place to a value (`in_place`,
+    every one of them, as if all branches ran), then, for each name or index a property or item can have, the
+    checks applied to it (a `properties` name or `prefixItems` index only there, any other keyword anywhere).
+    Each check with a reference in it may be met once per set; checks without one are copies of their text
+    (shared by `_by_text`), as cheap as the schema text is long. Sets met before (`proven`) are not followed
+    again; after `_MAX_SETS` new ones the planner gives up.
+    """
+    by_name = {f.name: f for f in functions if not f.plain}
+    todo: list[tuple[str, ...]] = [(entry,)]
+    met: set[tuple[str, ...]] = set()
+    while todo:
+        roots = todo.pop()
+        if not roots or roots in met or roots in proven:
+            continue
+        met.add(roots)
+        if len(met) > _MAX_SETS:
+            raise NotCompiled("too many sets of checks to follow")
+        # Per kind of value (an object's names, an array's indices): the checks bound to one name or index,
+        # and those applied to any.
+        one: dict[tuple[str, Any], list[str]] = {}
+        anyone: dict[str, list[str]] = {"name": [], "index": []}
+        for function in _in_place_once(roots, by_name):
+            for kind, label, name in _descents(function):
+                if name in by_name:
+                    found = (
+                        anyone[kind]
+                        if label is None
+                        else one.setdefault((kind, label), [])
+                    )
+                    found.append(name)
+        todo += [
+            tuple(sorted(names + anyone[kind])) for (kind, _), names in one.items()
+        ]
+        todo += [tuple(sorted(names)) for names in anyone.values()]
+    proven |= met
+
+
+def _in_place_once(
+    roots: tuple[str, ...], by_name: dict[str, CheckFunction]
+) -> list[CheckFunction]:
+    """The checks with references run on one value when `roots` are, unless one of them would run twice."""
+    seen: set[str] = set()
+    found: list[CheckFunction] = []
+    stack = list(roots)
+    while stack:
+        name = stack.pop()
+        function = by_name.get(name)
+        if function is None:
+            continue
+        if name in seen:
+            raise NotCompiled("a schema applied twice to one value")
+        seen.add(name)
+        found.append(function)
+        stack.extend(function.in_place)
+    return found
+
+
+def _descents(function: CheckFunction) -> list[tuple[str, Any, str]]:
+    """The checks `function` applies to a property or item: (`"name"` or `"index"`, the one name or index it
+    applies to (`properties`, `prefixItems`) or None for any, the check)."""
+    node, calls = function.schema, function.calls
+    found: list[tuple[str, Any, str]] = []
+    properties = node.get("properties")
+    if isinstance(properties, Mapping):
+        found += [("name", n, calls[id(sub)]) for n, sub in properties.items()]
+    prefix = node.get("prefixItems")
+    if isinstance(prefix, list):
+        found += [("index", i, calls[id(sub)]) for i, sub in enumerate(prefix)]
+    patterns = node.get("patternProperties")
+    if isinstance(patterns, Mapping):
+        found += [("name", None, calls[id(sub)]) for sub in patterns.values()]
+    for keyword, kind in _ANY_ONE:
+        if keyword in node:
+            found.append((kind, None, calls[id(node[keyword])]))
+    return found
 
 
 def _subschemas(node: Mapping[str, Any]) -> list[tuple[Any, str]]:

@@ -127,6 +127,8 @@ _OPENAI_KEPT = {
     ),
     "array": ("minItems", "maxItems"),
 }
+_COUNT_KEYWORDS = frozenset({"minItems", "maxItems"})
+_INT64 = 2**63 - 1
 _OPENAI_FORMATS = frozenset(
     {
         "date-time",
@@ -720,15 +722,15 @@ class _Strict:
     def array(self, schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
         result: dict[str, Any] = {"type": _with_null("array", schema)}
         result["items"] = self.convert(schema.get("items", True))
-        kept = _OPENAI_KEPT["array"]
-        result.update((k, schema[k]) for k in kept if k in schema)
+        kept = _strict_kept(schema, _OPENAI_KEPT["array"])
+        result.update(kept)
         notes = _notes(schema, _STRUCTURE | _IGNORED | set(kept))
         return _annotate(result, schema, notes), []
 
     def scalar(self, schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
         values = _enum_values(schema)
         result: dict[str, Any]
-        kept: set[str] = set()
+        kept: dict[str, Any] = {}
         # An enum's values say its type; values of several types become alternatives.
         if values is not None:
             kinds = _value_types(values)
@@ -746,17 +748,10 @@ class _Strict:
         else:
             types = _types(schema) or ["null"]
             result = {"type": types[0] if len(types) == 1 else types}
-            for kind in types:
-                for keyword in _OPENAI_KEPT.get(kind, ()):
-                    if keyword in schema and keyword not in kept:
-                        if (
-                            keyword == "format"
-                            and schema[keyword] not in _OPENAI_FORMATS
-                        ):
-                            continue
-                        result[keyword] = schema[keyword]
-                        kept.add(keyword)
-        notes = _notes(schema, _STRUCTURE | _IGNORED | kept)
+            keywords = [k for kind in types for k in _OPENAI_KEPT.get(kind, ())]
+            kept = _strict_kept(schema, keywords)
+            result.update(kept)
+        notes = _notes(schema, _STRUCTURE | _IGNORED | set(kept))
         return _annotate(result, schema, notes), []
 
     def union(self, schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -942,6 +937,36 @@ def _describe(description: Any, notes: list[str]) -> str | None:
     parts = [description] if isinstance(description, str) and description else []
     parts += notes
     return "\n".join(parts) if parts else None
+
+
+def _strict_kept(schema: Mapping[str, Any], keywords: Iterable[str]) -> dict[str, Any]:
+    """Those of `keywords` in `schema` that strict mode says as they are, with the values it is given; the
+    others go into the description (`_notes`), as any keyword it cannot say."""
+    kept: dict[str, Any] = {}
+    for keyword in keywords:
+        if keyword in schema and keyword not in kept:
+            value = _strict_value(keyword, schema[keyword])
+            if value is not None:
+                kept[keyword] = value
+    return kept
+
+
+def _strict_value(keyword: str, value: Any) -> Any:
+    """`value` as strict mode takes it for `keyword`, or None if it cannot: a format it knows; a count as an
+    integer (2.0 as 2) of 64 bits at most; a bound or divisor a float or such an integer. (Its limits are not
+    documented: a 64-bit integer or a float is what any reader of JSON numbers holds; `maxItems: 1e20`, which
+    bounds nothing, or an integer of 400 digits goes into the description instead.)"""
+    if keyword == "format":
+        return value if value in _OPENAI_FORMATS else None
+    if keyword == "pattern":
+        return value
+    if keyword in _COUNT_KEYWORDS:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return value if type(value) is int and 0 <= value <= _INT64 else None
+    if type(value) is float:
+        return value
+    return value if type(value) is int and -_INT64 <= value <= _INT64 else None
 
 
 def _notes(schema: Mapping[str, Any], handled: Iterable[str]) -> list[str]:

@@ -3,8 +3,9 @@
 A template such as `/docs/{category}/{page}` or `/files/{root}/{rest*}` names its parameters in braces; `{name*}`
 captures the rest of the path, slashes included, and is last. Building a path percent-encodes every value (a
 catch-all keeps its slashes); parsing decodes them and gives each value its JSON type from the arguments model's
-schema (`int`, `float`, `bool` or text), so `match(format(args)) == args`. The compiler checks templates with
-`parse_template` at compile time, so the generated code only ever meets valid ones.
+schema (`int`, `float`, `bool` or text), so `match(format(args)) == args`. Any other text, whatever its length,
+gives None, never an exception. The compiler checks templates with `parse_template` at compile time, so the
+generated code only ever meets valid ones.
 """
 
 from __future__ import annotations
@@ -18,9 +19,13 @@ from urllib.parse import quote, unquote
 
 from pydantic import BaseModel, ValidationError
 
+from .validation.limits import _MAX_DIGITS
+
 _PARAMETER = re.compile(r"\{([^{}]*)\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*\Z")
-_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
+# An integer has at most 4300 digits, the runtime's bound on numbers and the most Python turns into an `int` by
+# default: beyond it `int()` raises, and on long text it takes quadratic time.
+_INTEGER = re.compile(rf"-?(?:0|[1-9][0-9]{{0,{_MAX_DIGITS - 1}}})\Z")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\Z")
 
 
@@ -151,6 +156,8 @@ def _starts(part: Part, path: str, rest: bytearray, out: bytearray) -> None:
 
 def match_path(template: str, model: type[BaseModel], path: str) -> Any:
     """The arguments model for `path`, or None when the path does not fit the template or the schema."""
+    if not _is_text(path):
+        return None
     parts = _parts(template)
     raw = _split(parts, path)
     if raw is None:
@@ -171,6 +178,16 @@ def match_path(template: str, model: type[BaseModel], path: str) -> Any:
         return model.model_validate(data)
     except ValidationError:
         return None
+
+
+def _is_text(path: str) -> bool:
+    """Whether `path` is text UTF-8 can write: a lone surrogate is in no path, and a value holding one could not
+    be percent-encoded back into a path by `format_path`."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def format_path(template: str, args: BaseModel) -> str:
@@ -198,21 +215,31 @@ def _typed(text: str, schema: Any) -> Any:
     """A path segment as the JSON value its schema wants (text stays text)."""
     kind = schema.get("type") if isinstance(schema, dict) else None
     if kind == "integer":
-        return int(text) if _INTEGER.match(text) else _NO_VALUE
+        return _integer(text)
     if kind == "number":
         if not _NUMBER.match(text):
             return _NO_VALUE
         if schema.get("format") == "decimal":
             try:
                 return Decimal(text)
-            except (
-                InvalidOperation
-            ):  # pragma: no cover - the pattern admits only numbers
+            except InvalidOperation:  # an exponent beyond what a Decimal holds
                 return _NO_VALUE
-        return int(text) if _INTEGER.match(text) else float(text)
+        return _integer(text) if _INTEGER.match(text) else float(text)
     if kind == "boolean":
         return {"true": True, "false": False}.get(text, _NO_VALUE)
     return text
+
+
+def _integer(text: str) -> Any:
+    """An integer of at most `_MAX_DIGITS` digits (`_INTEGER`), else no value. Python may still refuse one: an
+    application can lower its bound (`sys.set_int_max_str_digits`), and then `int()` raises ValueError.
+    """
+    if not _INTEGER.match(text):
+        return _NO_VALUE
+    try:
+        return int(text)
+    except ValueError:
+        return _NO_VALUE
 
 
 def _text(value: Any) -> str:

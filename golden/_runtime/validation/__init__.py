@@ -38,6 +38,12 @@ Deliberate choices beyond plain draft 2020-12:
 * Remote references are never fetched: a ``$ref`` can reach the document
   itself (``$id``, ``$anchor``, ``$dynamicAnchor``, JSON pointers) and the
   embedded draft 2020-12 meta-schemas.
+* Validation costs a polynomial in (schema size x instance size): what a
+  ``$ref``/``$dynamicRef`` target produces at an instance location (problems,
+  each once, and annotations) is remembered once it is met there twice, so a
+  schema reached along many paths is evaluated once per location, mode and
+  binding of contested dynamic anchors (the compiler bounds those bindings);
+  an anyOf/oneOf summary quotes at most 1000 characters of each problem.
 * A defect of the schema met while validating (unresolvable or looping
   ``$ref``, uncompilable pattern) rejects the instance with a single problem
   whose message starts with "schema error:"; nothing is guessed.

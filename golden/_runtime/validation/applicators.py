@@ -8,6 +8,7 @@ from typing import Any
 
 from .context import _Ann, _Keywords, _Scope
 from .data import _show
+from .limits import _MAX_QUOTED
 from .problems import Problem, _Loc, _path, format_path
 
 
@@ -106,6 +107,9 @@ def _summarise(
     alternative the instance was evidently meant for (the others failing on
     "type", or on "const"/"enum" of the value or of a tag property)."""
     depth = len(here)
+    # As reported in the end (`evaluator._run`): the same problem found along
+    # two paths is one (and a remembered reference's problems come so).
+    failures = [list(dict.fromkeys(problems)) for problems in failures]
 
     def mismatched(problems: list[Problem]) -> bool:
         for problem in problems:
@@ -129,7 +133,7 @@ def _summarise(
         for problem in problems[:3]:
             inner = problem.path[depth:]
             prefix = f"at {format_path(inner)}: " if inner else ""
-            messages.append(prefix + problem.message)
+            messages.append(_quoted(prefix + problem.message))
         if len(problems) > 3:
             messages.append(f"{len(problems) - 3} more")
         parts.append(f"({number + 1}) " + " and ".join(messages))
@@ -138,6 +142,10 @@ def _summarise(
         + "; ".join(parts)
     )
     return [Problem(here, message, keyword)]
+
+
+def _quoted(text: str) -> str:
+    return text if len(text) <= _MAX_QUOTED else text[: _MAX_QUOTED - 3] + "..."
 
 
 def _one_of_message(count: int, matches: list[int]) -> str:

@@ -16,13 +16,27 @@ _ALL = sys.maxsize
 
 class _Scope:
     """The dynamic scope (base URIs of the resources entered), innermost first,
-    which ``$dynamicRef`` searches from the outermost end."""
+    which ``$dynamicRef`` searches from the outermost end.
 
-    __slots__ = ("uri", "parent")
+    ``bound`` is all of it a ``$dynamicRef`` can tell: for each contested
+    dynamic anchor (one that more than one resource declares), the outermost
+    resource entered that declares it, as sorted (anchor, uri) pairs.  Two
+    scopes with the same ``bound`` resolve every ``$dynamicRef`` alike, so
+    remembered verdicts are keyed by it rather than by the whole chain (which
+    an allOf of references could make exponentially many).
+    """
 
-    def __init__(self, uri: str, parent: _Scope | None) -> None:
+    __slots__ = ("uri", "parent", "bound")
+
+    def __init__(
+        self,
+        uri: str,
+        parent: _Scope | None,
+        bound: tuple[tuple[str, str], ...] = (),
+    ) -> None:
         self.uri = uri
         self.parent = parent
+        self.bound = bound
 
     def outermost_first(self) -> list[str]:
         uris: list[str] = []
@@ -60,6 +74,11 @@ class _Keywords:
     index: _Index
     fail_fast: bool
     active: set[tuple[int, int]]
+    # (id(target), id(instance)) of the references followed so far, and what
+    # each target produced where it was evaluated from the second on
+    # (``resolution._References._reference``).
+    met: set[tuple[int, int]]
+    memo: dict[tuple[object, ...], tuple[object, list[Problem], _Ann | None]]
 
     def eval(
         self,

@@ -82,9 +82,8 @@ def _run(
     target, base = index.entry(pointer)
     evaluator = _Evaluator(index, fail_fast)
     try:
-        problems = evaluator.eval(
-            instance, target, None, base, _Scope(index.root_base, None), None
-        )
+        scope = evaluator._enter(index.root_base, None)
+        problems = evaluator.eval(instance, target, None, base, scope, None)
     except _SchemaError as error:
         return [error.problem]
     except RecursionError:
@@ -111,6 +110,8 @@ class _Evaluator(_References, _Assertions, _Arrays, _Objects, _Applicators):
         # (id(schema), id(instance)) of "$ref"s being followed: meeting one
         # again means the reference loops without consuming the instance.
         self.active: set[tuple[int, int]] = set()
+        self.met: set[tuple[int, int]] = set()
+        self.memo = {}
 
     def eval(
         self,
@@ -145,7 +146,7 @@ class _Evaluator(_References, _Assertions, _Arrays, _Objects, _Applicators):
             )
             base = new_base
             if new_base != scope.uri:
-                scope = _Scope(new_base, scope)
+                scope = self._enter(new_base, scope)
 
         # "unevaluated*" may only see annotations from this schema's subtree.
         if "unevaluatedProperties" in schema or "unevaluatedItems" in schema:

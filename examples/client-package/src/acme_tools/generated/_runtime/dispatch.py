@@ -177,16 +177,28 @@ class AgentSpec:
 
 
 def lookup(context: Any, path: str) -> Any:
-    """Resolve a dot path in a context, segment by segment, by key or by attribute."""
+    """Resolve a dot path in a context, segment by segment: a mapping's key (any text: keys are data), else an
+    object's public attribute. The path is spec text: a missing value, or a private or dunder attribute, which
+    is never read (`public_attribute`), raises LookupError."""
     node = context
     for segment in path.split("."):
-        if isinstance(node, Mapping):
+        # Decided by its type: `isinstance` would read `node.__class__`, which an object may fake.
+        if issubclass(type(node), Mapping):
             node = node.get(segment, _MISSING)
         else:
-            node = getattr(node, segment, _MISSING)
+            node = public_attribute(node, segment, _MISSING)
         if node is _MISSING:
             raise LookupError(path)
     return node
+
+
+def public_attribute(obj: Any, name: str, default: Any) -> Any:
+    """`obj.name` for a name that spec text chose, `default` if there is none. A name starting with `_` is never
+    read: a private or dunder attribute (`__init__.__globals__`, `__class__`) leads from an application's
+    object to its internals, its module's globals, `os.environ`."""
+    if name.startswith("_"):
+        return default
+    return getattr(obj, name, default)
 
 
 def run_tool(
@@ -328,7 +340,7 @@ def _call(
     target = (
         spec.implementation
         if spec.implementation is not None
-        else getattr(impl, spec.method, None)
+        else public_attribute(impl, spec.method, None)
     )
     if target is None:
         return _fail(

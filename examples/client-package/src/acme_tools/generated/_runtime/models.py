@@ -38,6 +38,7 @@ from pydantic import (
     model_serializer,
     model_validator,
 )
+from pydantic.fields import FieldInfo
 from pydantic.functional_validators import ModelWrapValidatorHandler
 from pydantic_core import (
     PydanticCustomError,
@@ -126,10 +127,17 @@ def _fields_by_wire_name(cls: type[BaseModel]) -> dict[str, str]:
         cached = {
             info.alias: name
             for name, info in fields
-            if info.alias and info.alias != name
+            if info.alias is not None and info.alias != name
         }
         setattr(cls, "__codegen_fields_by_wire_name__", cached)
     return cached
+
+
+def _wire_name(name: str, info: FieldInfo) -> str:
+    """A field's wire name: its alias, which may be "" (a property named ""), else its Python name. Never
+    `info.alias or name`: the alias "" is false, and would make the Python name the wire name.
+    """
+    return name if info.alias is None else info.alias
 
 
 def _shadowed_fields(cls: type[BaseModel], data: Any) -> dict[str, str]:
@@ -149,7 +157,7 @@ def _wire_keys(cls: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in data.items():
         info = cls.model_fields.get(key)
-        wire = info.alias if info is not None and info.alias else key
+        wire = _wire_name(key, info) if info is not None else key
         if wire in result:
             raise TypeError(f"{cls.__name__}() got two values for the field {wire!r}")
         result[wire] = value
@@ -876,7 +884,9 @@ def _dump_keys(cls: type[BaseModel]) -> list[tuple[str, str]]:
     """(Python name, wire name) of every field."""
     cached: list[tuple[str, str]] | None = cls.__dict__.get("__codegen_dump_keys__")
     if cached is None:
-        cached = [(name, info.alias or name) for name, info in cls.model_fields.items()]
+        cached = [
+            (name, _wire_name(name, info)) for name, info in cls.model_fields.items()
+        ]
         setattr(cls, "__codegen_dump_keys__", cached)
     return cached
 

@@ -40,7 +40,15 @@ SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 
 
 class _Index:
-    __slots__ = ("root", "root_base", "resources", "dynamic", "node_uri", "enums")
+    __slots__ = (
+        "root",
+        "root_base",
+        "resources",
+        "dynamic",
+        "node_uri",
+        "enums",
+        "contested",
+    )
 
     def __init__(self, root: object) -> None:
         self.root = root  # keeps id()-keyed entries below valid
@@ -48,6 +56,7 @@ class _Index:
         self.dynamic: dict[str, dict[str, object]] = {}  # uri -> $dynamicAnchor -> node
         self.node_uri: dict[int, str] = {}  # id(node with $id) -> absolute URI
         self.enums: dict[int, tuple[object, frozenset[object]]] = {}
+        self.contested: frozenset[str] | None = None  # see _contested
         self.root_base = _DEFAULT_BASE
         if isinstance(root, Mapping) and isinstance(root.get("$id"), str):
             self.root_base = _without_fragment(_resolve(_DEFAULT_BASE, root["$id"]))
@@ -121,6 +130,41 @@ def _meta_index() -> _Index:
             index.add_document(document, _DEFAULT_BASE)
         _META_INDEX.append(index)
     return _META_INDEX[0]
+
+
+def _holders(index: _Index) -> dict[str, set[str]]:
+    """The resources (URIs) declaring each dynamic anchor: the document's and
+    the embedded meta-schemas'."""
+    holders: dict[str, set[str]] = {}
+    for source in (index.dynamic, _meta_index().dynamic):
+        for uri, anchors in source.items():
+            for anchor in anchors:
+                holders.setdefault(anchor, set()).add(uri)
+    return holders
+
+
+def _contested(index: _Index) -> frozenset[str]:
+    """The dynamic anchors more than one resource declares: only these can
+    make a ``$dynamicRef`` resolve elsewhere than its own target, so only they
+    tell dynamic scopes apart."""
+    if index.contested is None:
+        holders = _holders(index)
+        index.contested = frozenset(a for a, uris in holders.items() if len(uris) > 1)
+    return index.contested
+
+
+def _bindings(index: _Index) -> int:
+    """How many ways the contested anchors the document declares can be bound
+    (each to one of its resources, or to none yet): the factor by which
+    ``$dynamicRef`` multiplies the evaluations of a validation, as remembered
+    verdicts are keyed by the binding (``context._Scope.bound``).  The
+    meta-schemas' own anchors add a constant factor."""
+    holders = _holders(index)
+    ways = 1
+    for anchor in {a for anchors in index.dynamic.values() for a in anchors}:
+        if len(holders[anchor]) > 1:
+            ways *= len(holders[anchor]) + 1
+    return ways
 
 
 def _walk(

@@ -14,3 +14,12 @@ _MAX_DIGITS = 4300
 # Integers longer than this are described, not printed (Python refuses to
 # convert ints of more than 4300 digits to text).
 _MAX_SHOWN_BITS = 10_000
+# An alternative's problem quoted in an anyOf/oneOf summary is cut to this
+# many characters: summaries quote summaries, so alternatives of alternatives
+# (a few references deep) would otherwise double the message per level.
+_MAX_QUOTED = 1000
+# The compiler refuses a document whose contested dynamic anchors can be bound
+# in more ways than this (``index._bindings``): each way is a dynamic scope a
+# ``$dynamicRef`` may tell apart, and validating with them in general is
+# PSPACE-hard, so only a bound keeps it polynomial.
+_MAX_BINDINGS = 256

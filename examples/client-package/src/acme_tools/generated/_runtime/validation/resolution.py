@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from urllib.parse import unquote
 
 from .context import _Ann, _Keywords, _Scope
-from .index import _META_INDEX, _meta_index, _unescape, _walk
+from .index import _META_INDEX, _contested, _meta_index, _unescape, _walk
 from .metaschema import _META_PREFIX
-from .problems import Problem, _Loc, _SchemaError
+from .problems import Problem, _Loc, _path, _SchemaError
 from .uris import _resolve
 
 
@@ -21,6 +21,26 @@ class _References(_Keywords):
         if uri is None and _META_INDEX:
             uri = _META_INDEX[0].node_uri.get(id(node))
         return uri
+
+    def _enter(self, uri: str, scope: _Scope | None) -> _Scope:
+        """The dynamic scope once the resource ``uri`` is entered, with the
+        contested anchors it is the first to declare bound to it."""
+        anchors = self._anchors(uri)
+        bound = () if scope is None else scope.bound
+        if anchors:
+            contested = _contested(self.index)
+            taken = {anchor for anchor, _ in bound}
+            new = [(a, uri) for a in anchors if a in contested and a not in taken]
+            if new:
+                bound = tuple(sorted((*bound, *new)))
+        return _Scope(uri, scope, bound)
+
+    def _anchors(self, uri: str) -> dict[str, object] | None:
+        """The dynamic anchors the resource ``uri`` declares."""
+        anchors = self.index.dynamic.get(uri)
+        if anchors is None and uri.startswith(_META_PREFIX):
+            anchors = _meta_index().dynamic.get(uri)
+        return anchors
 
     def _resource(self, uri: str) -> object | None:
         if uri in self.index.resources:
@@ -67,9 +87,7 @@ class _References(_Keywords):
             # The outermost resource in the dynamic scope that declares the
             # same dynamic anchor wins.
             for scope_uri in scope.outermost_first():
-                anchors = self.index.dynamic.get(scope_uri)
-                if anchors is None and scope_uri.startswith(_META_PREFIX):
-                    anchors = _meta_index().dynamic.get(scope_uri)
+                anchors = self._anchors(scope_uri)
                 if anchors is not None and fragment in anchors:
                     target, target_base = anchors[fragment], scope_uri
                     break
@@ -83,9 +101,54 @@ class _References(_Keywords):
         # a pointer merely passes through is never entered.
         has_id = isinstance(target, Mapping) and isinstance(target.get("$id"), str)
         if target_base != scope.uri and not has_id:
-            scope = _Scope(target_base, scope)
+            scope = self._enter(target_base, scope)
         self.active.add(key)
         try:
+            if key in self.met:  # (memo keys cost time: only once met twice)
+                return self._remembered(inst, target, loc, target_base, scope, ann, ff)
+            self.met.add(key)
             return self.eval(inst, target, loc, target_base, scope, ann, ff)
         finally:
             self.active.discard(key)
+
+    def _remembered(
+        self,
+        inst: object,
+        target: object,
+        loc: _Loc | None,
+        base: str,
+        scope: _Scope,
+        ann: _Ann | None,
+        ff: bool,
+    ) -> list[Problem]:
+        """``eval`` of a reference's target, once per instance location.
+
+        A reference is the one way a schema is reached along two paths at the
+        same instance location, and paths multiply (an allOf of two references
+        to the next such schema, 34 deep, is 2**34 evaluations); so what the
+        target produced there, problems (once each) and annotations, is
+        remembered, keyed by everything else its evaluation reads.  A target
+        is remembered from the second time it meets a value on, so each key is
+        evaluated at most twice.
+        """
+        memo_key = (
+            id(target),
+            id(inst),
+            _path(loc),
+            base,
+            scope.bound,
+            ff,
+            ann is None,
+        )
+        known = self.memo.get(memo_key)
+        if known is None:
+            own = None if ann is None else _Ann()
+            problems = self.eval(inst, target, loc, base, scope, own, ff)
+            if len(problems) > 1:  # (an allOf of two references doubles them)
+                problems = list(dict.fromkeys(problems))
+            # (inst is kept alive: its id is in the key, and it may be a
+            # string made from a date or UUID for this evaluation only.)
+            known = self.memo[memo_key] = (inst, problems, own)
+        if ann is not None and known[2] is not None:
+            ann.merge(known[2])
+        return list(known[1])
