@@ -413,6 +413,9 @@ def _types(schema: JObject) -> list[str]:
     return []
 
 
+_INT64_LIMIT = 2**63
+
+
 def _literal(values: list[Any]) -> PyType:
     """`Literal[...]` for enums of strings, integers, booleans and null; anything else stays `Any`."""
     plain = [v for v in values if v is not None]
@@ -422,6 +425,10 @@ def _literal(values: list[Any]) -> PyType:
         not isinstance(v, bool) and isinstance(v, int) for v in plain
     ):
         return ANY  # Literal cannot tell True from 1
+    if any(isinstance(v, int) and not -_INT64_LIMIT <= v < _INT64_LIMIT for v in plain):
+        # pydantic-core holds a Literal's integers in 64 bits: a larger member refuses every value.
+        kind = ANY if any(isinstance(v, str) for v in plain) else _SIMPLE["integer"]
+        return PyType.union([kind, NONE]) if len(plain) != len(values) else kind
     from ..literals import py_literal
 
     # Each member once, in order of first occurrence: a dict, not `not in` on a list (quadratic in the enum).

@@ -95,7 +95,9 @@ def to_json_data(value: Any) -> Any:
     if isinstance(value, uuid.UUID):
         return str(value)
     if isinstance(value, float) and value.is_integer() and abs(value) >= _INT64_LIMIT:
-        return int(value)
+        # The integer the float's literal writes, as the interpreter reads a float (its binary value
+        # may differ in the last digits, and so in `multipleOf`, bounds and equality).
+        return int(Decimal(repr(value)))
     return value
 
 

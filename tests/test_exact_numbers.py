@@ -1,0 +1,165 @@
+"""Numbers are exact on every path: a float stands for its shortest literal (the JSON text it writes).
+
+An integral float beyond 2**53 is a number its binary value only approximates: 3.381401931792213e+31 writes
+33814019317922130000000000000000, a multiple of 1.5, while the float's binary value (…0270942404149248) is not.
+The interpreter, the compiled checks, native and checked models, given the float as Python data or as JSON
+text, must all read the literal, in `multipleOf`, the bounds and `enum`/`const` equality alike.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from decimal import Decimal
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from codegen.formatting import layout_module
+from codegen.runtime import checks as runtime_checks
+from codegen.runtime.check_planner import ModuleChecks
+from codegen.runtime.check_writer import render_checks
+from codegen.runtime.validation import validate
+from conftest import generate_package
+
+BIG = 3.381401931792213e31  # its literal is a multiple of 1.5; its binary value is not
+BIG_LITERAL = 33814019317922130000000000000000
+
+
+def _schemas(value: int) -> dict[str, dict[str, Any]]:
+    """One field per keyword that reads the number, each accepting `value` (a float's literal)."""
+    fields: dict[str, dict[str, Any]] = {}
+    for kind in ("integer", "number"):
+        fields[f"{kind}_multiple"] = {"type": kind, "multipleOf": 1.5}
+        fields[f"{kind}_maximum"] = {"type": kind, "maximum": value}
+        fields[f"{kind}_minimum"] = {"type": kind, "minimum": value}
+        fields[f"{kind}_enum"] = {"type": kind, "enum": [value, 1]}
+        fields[f"{kind}_const"] = {"type": kind, "const": value}
+    return fields
+
+
+def _model_schema(extra: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": _schemas(BIG_LITERAL),
+        "additionalProperties": False,
+        **extra,
+    }
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    folder = tmp_path_factory.mktemp("exact")
+    specs = folder / "specs"
+    specs.mkdir()
+    for name, extra in (("Native", {}), ("Checked", {"minProperties": 0})):
+        document = {"title": name, **_model_schema(extra)}
+        (specs / f"{name.lower()}.schema.json").write_text(json.dumps(document))
+    tool = {"name": "t", "inputSchema": _model_schema({})}
+    (specs / "tools.json").write_text(json.dumps({"tools": [tool]}))
+    out, name = generate_package(folder, specs, name="exact_numbers_gen")
+    sys.path.insert(0, str(out.parent))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(out.parent))
+
+
+def _compiled(schema: dict[str, Any]) -> Any:
+    checks = ModuleChecks()
+    name = checks.entry(schema, "")
+    assert name is not None
+    text = "\n".join(
+        [
+            "from typing import Any",
+            "import decimal as _decimal",
+            "from codegen.runtime import checks as _checks",
+            *render_checks(checks.functions),
+            "",
+        ]
+    )
+    namespace: dict[str, Any] = {}
+    exec(compile(layout_module(text, {}), "<checks>", "exec"), namespace)
+    return namespace[name]
+
+
+def _verdicts(package: ModuleType, field: str, value: Any) -> dict[str, bool]:
+    """Every path's verdict on `{field: value}`."""
+    instance = {field: value}
+    schema = _schemas(BIG_LITERAL)[field]
+    found = {
+        "interpreter": validate(value, schema) == [],
+        "compiled": runtime_checks.run(_compiled(schema), value) == [],
+    }
+    for model in ("Native", "Checked"):
+        cls = getattr(package, model)
+        for how, load in (
+            ("data", lambda: cls.model_validate(instance)),
+            ("json", lambda: cls.model_validate_json(json.dumps(instance))),
+        ):
+            try:
+                load()
+                found[f"{model} {how}"] = True
+            except ValueError:
+                found[f"{model} {how}"] = False
+
+    class Tools:
+        def t(self, **kwargs: Any) -> None:
+            return None
+
+    found["dispatch"] = package.dispatch("t", instance, Tools()).error is None
+    found["dispatch json"] = (
+        package.dispatch("t", json.dumps(instance), Tools()).error is None
+    )
+    return found
+
+
+def test_the_models_are_of_the_kinds_named(package: ModuleType) -> None:
+    native = importlib.import_module(f"{package.__name__}._runtime.models").NativeModel
+    assert issubclass(package.Native, native)
+    assert not issubclass(package.Checked, native)
+
+
+@pytest.mark.parametrize("field", list(_schemas(BIG_LITERAL)))
+def test_a_large_integral_float_is_the_number_its_literal_writes(
+    package: ModuleType, field: str
+) -> None:
+    """`multipleOf: 1.5` under `type: integer` refused 3.381401931792213e+31 (a model turned it into the int of
+    its binary value); every path now accepts it, as it accepts the integer its literal writes.
+    """
+    assert Decimal(repr(BIG)) == BIG_LITERAL != int(BIG)
+    verdicts = _verdicts(package, field, BIG)
+    assert all(verdicts.values()), verdicts
+    assert all(_verdicts(package, field, BIG_LITERAL).values())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    value=st.floats(2.0**53, 1e300).filter(float.is_integer)
+    | st.floats(-1e300, -(2.0**53)).filter(float.is_integer),
+    divisor=st.sampled_from([1.5, 3, 7, 0.25, 10**20, 2.5e20]),
+)
+def test_the_interpreter_reads_every_large_float_as_its_literal(
+    value: float, divisor: Any
+) -> None:
+    literal = int(Decimal(repr(value)))
+    for schema in (
+        {"multipleOf": divisor},
+        {"maximum": literal},
+        {"minimum": literal},
+        {"exclusiveMaximum": literal},
+        {"exclusiveMinimum": literal},
+        {"enum": [literal]},
+        {"const": literal},
+        {"maximum": literal - 1},
+        {"minimum": literal + 1},
+        {"enum": [literal + 1]},
+    ):
+        assert (validate(value, schema) == []) == (
+            validate(literal, schema) == []
+        ), schema
+        assert runtime_checks.run(_compiled(schema), value) == validate(value, schema)
