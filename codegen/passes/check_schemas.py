@@ -7,7 +7,8 @@ passes the official suite and takes half the time `jsonschema` takes here, which
 
 Two mistakes that are valid JSON Schema are reported too: a keyword one edit or two away from a 2020-12 keyword
 (a warning, `requird` would otherwise be ignored as an annotation) and a `required` property that the object
-certainly forbids (an error: no call could satisfy it).
+certainly forbids (an error where every value the document accepts must meet that object, as then no call could
+satisfy it; a warning elsewhere, as in one branch of a `oneOf`, where the document may still be met).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def check_schemas(
             docs = (tool.input_schema, tool.output_schema, tool.config_schema)
             # every document is checked, so that the problems of each are reported in one run
             verdicts = [
-                _valid(doc, fallback=tool.span, diags=diags)
+                _valid(doc, fallback=tool.span, diags=diags, arguments=doc is docs[0])
                 for doc in docs
                 if doc is not None
             ]
@@ -70,11 +71,15 @@ def _keep(
         dropped.append(definition)
 
 
-def _valid(doc: Any, fallback: Span, diags: Diagnostics) -> bool:
+def _valid(
+    doc: Any, fallback: Span, diags: Diagnostics, arguments: bool = False
+) -> bool:
+    """Whether `doc` is valid (its problems reported); `arguments`: it is a tool's input, which an object
+    always meets (a call's arguments)."""
     patterns: list[Pattern] = []
     objects: list[Mapping[str, Any]] = []
     problems = check_metaschema(doc, patterns, objects)
-    _check_objects(objects, diags)
+    _check_objects(objects, _needed(doc, arguments), diags)
     errors = sorted(problems, key=lambda error: -len(error[0]))
     for path, problem in errors[:_MAX_REPORTED]:
         message = _unknown_type(doc, path) or f"not a valid JSON Schema: {problem}"
@@ -89,9 +94,14 @@ def _valid(doc: Any, fallback: Span, diags: Diagnostics) -> bool:
 _VOCABULARY = {keyword.lower(): keyword for keyword in KEYWORDS}
 
 
-def _check_objects(objects: list[Mapping[str, Any]], diags: Diagnostics) -> None:
+def _check_objects(
+    objects: list[Mapping[str, Any]], needed: set[int], diags: Diagnostics
+) -> None:
     """Spec mistakes that are valid JSON Schema: a misspelt keyword (ignored as an annotation), and a
-    `required` property that the object forbids (no instance could ever satisfy both).
+    `required` property that the object forbids (no object can satisfy both). The latter is an error only in a
+    subschema every value the document accepts must meet as an object (`needed`, by id): then nothing can
+    satisfy the document. Elsewhere (a branch of `anyOf`, an optional property, `not`, ...) the document may
+    still be met without it, so it is a warning.
     """
     for node in objects:
         if not isinstance(node, JObject):
@@ -106,12 +116,66 @@ def _check_objects(objects: list[Mapping[str, Any]], diags: Diagnostics) -> None
         if isinstance(required, JArray) and _closed(node):
             for index, name in enumerate(required):
                 if isinstance(name, str) and not _declared(node, name):
-                    diags.error(
-                        "required-undeclared",
-                        f"{name!r} is required but not declared under 'properties', and this object allows "
-                        "no other property: no value can satisfy it",
-                        required.item_span(index),
+                    _report_required(
+                        diags, name, required.item_span(index), id(node) in needed
                     )
+
+
+def _report_required(diags: Diagnostics, name: str, span: Span, needed: bool) -> None:
+    what = f"{name!r} is required but not declared under 'properties', and this object allows no other property"
+    if needed:
+        diags.error("required-undeclared", f"{what}: no value can satisfy it", span)
+    else:
+        diags.warning(
+            "required-undeclared",
+            f"{what}: no object can satisfy this subschema (the schema around it may still be met without it)",
+            span,
+        )
+
+
+def _needed(doc: Any, arguments: bool) -> set[int]:
+    """The ids of the subschemas of `doc` that every value it accepts must meet, at a value that is certainly
+    an object: the root and its `allOf` members, and the same again under `properties` for each name they
+    require. (A sound under-approximation: `$ref`, `anyOf`, ... are not followed.)"""
+    needed: set[int] = set()
+    todo: list[tuple[Any, bool]] = [(doc, arguments)]
+    while todo:
+        node, is_object = todo.pop()
+        group = _applied_together(node)
+        if not (is_object or any(_object_typed(member) for member in group)):
+            continue
+        needed.update(id(member) for member in group)
+        names = {
+            name
+            for member in group
+            if isinstance(member.get("required"), JArray)
+            for name in member["required"]
+            if isinstance(name, str)
+        }
+        for member in group:
+            properties = member.get("properties")
+            if isinstance(properties, JObject):
+                todo += [(properties[n], False) for n in names if n in properties]
+    return needed
+
+
+def _applied_together(node: Any) -> list[JObject]:
+    """`node` and its `allOf` members, theirs too: the schemas every value `node` accepts meets."""
+    group: list[JObject] = []
+    todo = [node]
+    while todo:
+        member = todo.pop()
+        if isinstance(member, JObject):
+            group.append(member)
+            members = member.get("allOf")
+            if isinstance(members, JArray):
+                todo.extend(members)
+    return group
+
+
+def _object_typed(node: JObject) -> bool:
+    kind = node.get("type")
+    return kind == "object" or (isinstance(kind, JArray) and list(kind) == ["object"])
 
 
 def _keyword_hint(key: str) -> str | None:
