@@ -26,12 +26,12 @@ from .frontends import BRIMLEY_SUFFIXES
 from .incremental import compile_changed, init_key, module_document, parts_document
 from . import split
 from .parallel import WorkQueue, in_background
-from .remotes import RemoteDocuments
+from .remotes import RemoteDocuments, spec_tree
 from .sources import discover, read_specs
 from .config import EMIT_CHOICES
 from .ir import Entity, SpecModule, Tool
 from .passes.build_plan import PlanBuilder
-from .passes.bundle import bundler_for
+from .passes.bundle import bundler_for, tree_documents
 from .passes.check_schemas import check_schemas
 from .passes.resolve import Program, apply_prefixes, build_namespace
 from .plan import PackagePlan
@@ -93,7 +93,15 @@ def _compile(
     result = _result(diags, found, ignored)
     read = read_specs(found, diags)
     result.sources = read.sources
-    modules = apply_prefixes(read.modules, prefixes or {})  # [tool.codegen] prefixes
+    # Files a spec refers to by path are read as JSON Schema documents (remotes.py); a file that is no tool
+    # file may be one, which the references of the others decide.
+    tree = spec_tree(found, read.not_schema())
+    documents = RemoteDocuments(ref_map, diags, tree)
+    modules = read.modules
+    if read.deferred:
+        tree_documents(modules, documents.fetch, tree)
+        modules = read.settle(documents.accepted, diags)
+    modules = apply_prefixes(modules, prefixes or {})  # [tool.codegen] prefixes
     # Every pass runs even after errors, so that every independent problem is reported in one run; what a
     # pass leaves out (a definition with an invalid schema) keeps its name, so it is not reported twice.
     dropped: list[Tool | Entity] = []
@@ -104,7 +112,7 @@ def _compile(
 
         check_parameter_identity(modules, diags)
     program = build_namespace(modules, diags, dropped, read.unread)
-    program.bundler = bundler_for(program, RemoteDocuments(ref_map, diags).fetch, diags)
+    program.bundler = bundler_for(program, documents.fetch, diags, tree)
     if any(_is_brimley(m) for m in program.modules):
         # Brimley: entity_ref inheritance, SQL placeholders, resources (needs every file, so after the
         # namespace); imported only then, since it brings YAML, the gram grammar and pydantic.
@@ -121,7 +129,11 @@ def _compile(
         return result
     names = export_names([tool.name for tool in plan.tools])
     files, fragments = _render_shared(plan, names)
-    return _finish(result, plan, builder, files, fragments, names, emit)
+    result = _finish(result, plan, builder, files, fragments, names, emit)
+    if documents.accepted:
+        # which files embed which document is not recorded: an edit rebuild would miss them
+        result.parts = None
+    return result
 
 
 def _compile_split(

@@ -202,6 +202,10 @@ class Diagnostics:
     ) -> None:
         self._items.append(Diagnostic("warning", code, message, span, tuple(notes)))
 
+    def extend(self, other: Diagnostics) -> None:
+        """Add what `other` collected (a file's diagnostics kept apart until it is known they apply)."""
+        self._items.extend(other._items)
+
     @property
     def has_errors(self) -> bool:
         return any(d.severity == "error" for d in self._items)

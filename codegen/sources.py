@@ -23,6 +23,7 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from .diagnostics import (
@@ -39,6 +40,9 @@ if TYPE_CHECKING:  # a no-op build discovers the spec files, and needs no IR
     from .ir import SpecModule
 
 MAX_SPEC_BYTES = 8 * 1024 * 1024
+# The status of a spec file that could not be read, to a `$ref` naming it (remotes.py): its own diagnostics
+# say why, so the reference is not reported again.
+UNREAD = "unread"
 
 
 _LINK_NOT_FOLLOWED = (
@@ -180,6 +184,37 @@ class ReadSpecs:
     unread: list[Path] = field(default_factory=list)
     # every file read: (path as shown, path below its root, sha256 of its text), for the rebuild record
     sources: list[tuple[str, str, str]] = field(default_factory=list)
+    # Files read as tool files or Brimley definitions that define nothing and hold errors (not a tool, no
+    # Brimley type): a JSON Schema document another spec may refer to by its path. Posix path -> the
+    # diagnostics its front end gave, reported only if no schema refers to it (`settle`).
+    deferred: dict[str, Diagnostics] = field(default_factory=dict)
+
+    def settle(
+        self, referenced: Collection[str], diags: Diagnostics
+    ) -> list[SpecModule]:
+        """The modules, without the deferred files a schema refers to (JSON Schema documents, embedded where
+        they are referred to); the others' diagnostics added to `diags`."""
+        documents = {path for path in self.deferred if path in referenced}
+        for path, own in self.deferred.items():
+            if path not in documents:
+                diags.extend(own)
+        return [m for m in self.modules if m.source.path.as_posix() not in documents]
+
+    def not_schema(self) -> dict[str, str]:
+        """Posix path -> why the file may not be read as a JSON Schema document (UNREAD, or a sentence)."""
+        why = {
+            path.as_posix(): UNREAD
+            for path in self.unread
+            if path.as_posix() not in self.deferred
+        }
+        for module in self.modules:
+            path = module.source.path.as_posix()
+            if path not in self.deferred and not path.endswith(".schema.json"):
+                why[path] = (
+                    f"{module.source.rel.as_posix()} is a spec of its own (tools, agents or Brimley "
+                    "definitions), not a JSON Schema document"
+                )
+        return why
 
 
 def read_specs(found: list[tuple[Path, Path]], diags: Diagnostics) -> ReadSpecs:
@@ -195,13 +230,42 @@ def read_specs(found: list[tuple[Path, Path]], diags: Diagnostics) -> ReadSpecs:
             continue
         digest = hashlib.sha256(source.text.encode("utf-8")).hexdigest()
         read.sources.append((source.display, rel.as_posix(), digest))
+        # what a schema may refer to as a document: its diagnostics wait until that is known
+        own = Diagnostics() if _maybe_document(path.name) else diags
+        module: SpecModule | None = None
         try:
-            read.modules.append(front_end(source, diags))
+            module = front_end(source, own)
         except SpecError:
             read.unread.append(path)
         except RecursionError:
             read.unread.append(path)
-            diags.error(
+            own.error(
                 "too-deep", "the spec is nested too deeply to read", source.span(0)
             )
+        if module is not None:
+            read.modules.append(module)
+        if own is diags:
+            continue
+        if own.has_errors and (module is None or _defines_nothing(module)):
+            read.deferred[path.as_posix()] = own
+        else:
+            diags.extend(own)
     return read
+
+
+def _maybe_document(name: str) -> bool:
+    """Whether a file routed as a tool file or a Brimley definition by its name may be a JSON Schema document
+    in fact, named by a spec's `$ref` (an entity's `.schema.json` is one anyway)."""
+    return name.endswith((".json", ".yaml", ".yml")) and not name.endswith(
+        ".schema.json"
+    )
+
+
+def _defines_nothing(module: SpecModule) -> bool:
+    return not (
+        module.tools
+        or module.entities
+        or module.agents
+        or module.resources
+        or module.dropped
+    )

@@ -124,8 +124,8 @@ def plan_half(
     modules = check_schemas(
         apply_prefixes(read.modules, prefixes), diags, dropped=dropped
     )
-    if len(diags) or dropped:
-        return None
+    if len(diags) or dropped or read.deferred:
+        return None  # (a file that may be a JSON Schema document a spec refers to: one process decides)
     program = build_namespace(modules, diags)
     program.bundler = bundler_for(program, RemoteDocuments(ref_map, diags).fetch, diags)
     builder = PlanBuilder(program, diags)

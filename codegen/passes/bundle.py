@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -44,6 +44,7 @@ from ..runtime.validation.index import (
     _Index,
 )
 from ..runtime.validation.uris import _resolve, _without_fragment
+from ..remotes import SPEC_PREFIX, SpecTree, _below_root
 from .check_schemas import _valid
 from .naming import Scope, pascal
 
@@ -171,9 +172,11 @@ def base_of(node: JObject, base: str) -> str:
     )
 
 
-def references(schema: Any) -> Iterator[tuple[JObject, str, str, str]]:
+def references(
+    schema: Any, base: str = _DEFAULT_BASE
+) -> Iterator[tuple[JObject, str, str, str]]:
     """(object, keyword, reference, base URI) for every `$ref`/`$dynamicRef` in schema positions."""
-    stack: list[tuple[Any, str]] = [(schema, _DEFAULT_BASE)]
+    stack: list[tuple[Any, str]] = [(schema, base)]
     while stack:
         node, base = stack.pop()
         if not isinstance(node, JObject):
@@ -183,6 +186,46 @@ def references(schema: Any) -> Iterator[tuple[JObject, str, str, str]]:
             if isinstance(node.get(keyword), str):
                 yield node, keyword, node[keyword], base
         stack.extend((child, base) for *_, child in subschemas(node))
+
+
+def tree_documents(modules: Iterable[SpecModule], fetch: Fetch, tree: SpecTree) -> None:
+    """Read each file of the specs tree that the schemas of `modules` refer to by path, and those these refer
+    to, as bundling will (`fetch` keeps what it read): which files are JSON Schema documents rather than tool
+    files is then known before the namespace is built."""
+    todo: list[tuple[Any, str, str, str | None]] = (
+        []
+    )  # (schema, its base, the file's URI, dialect)
+    for module in modules:
+        uri = tree.uri_of(module.source.path)
+        for schema in _schemas_of(module) if uri is not None else ():
+            found = schema.get("$schema") if isinstance(schema, JObject) else None
+            dialect = found if isinstance(found, str) else None
+            todo.append((schema, _DEFAULT_BASE, uri or "", dialect))
+    seen: set[str] = set()
+    while todo:
+        schema, start, file_uri, dialect = todo.pop()
+        for _, _, ref, base in references(schema, start):
+            if _SCHEME.match(ref) and not ref.startswith(SPEC_PREFIX):
+                continue  # another scheme: not a file of the tree
+            from_root = base == _DEFAULT_BASE
+            base = file_uri if from_root else base
+            if not base.startswith(SPEC_PREFIX) or _climbs(base, ref):
+                continue
+            resource = _without_fragment(_resolve(base, ref))
+            if from_root and resource.endswith(".schema.json"):
+                continue  # an entity, which resolve.py embeds
+            if resource.startswith(SPEC_PREFIX) and resource not in seen:
+                seen.add(resource)
+                document = fetch(resource, dialect).schema
+                if document is not None:
+                    todo.append((document, resource, resource, dialect))
+
+
+def _schemas_of(module: SpecModule) -> Iterator[Any]:
+    for entity in module.entities:
+        yield entity.schema
+    for tool in module.tools:
+        yield from (tool.input_schema, tool.output_schema, tool.config_schema)
 
 
 @dataclass
@@ -195,6 +238,8 @@ class Bundler:
     entity_ids: dict[str, tuple[Any, str | None]]
     # resolved posix paths of entity spec files (also those reported as broken)
     spec_files: Collection[str]
+    # the spec files by URI, for references to other files of the tree by relative path (None: refused)
+    tree: SpecTree | None = None
     # spans of the `$ref`s reported here
     reported: set[tuple[str, int, int]] = field(default_factory=set)
     _valid_remote: dict[tuple[str, str | None], bool] = field(default_factory=dict)
@@ -257,6 +302,9 @@ class Bundler:
     def remote(self, url: str, span: Span) -> Any:
         """The mapped document at `url` (meta-schema checked once), or None after a diagnostic."""
         fetched = self.fetch(url, self._dialect)
+        if fetched.problem is not None and url.startswith(SPEC_PREFIX):
+            self.report(f"$ref to {_below_root(url)!r}: {fetched.problem}", span)
+            return None
         if fetched.problem is not None:
             self.report(f"$ref to {url!r}: {fetched.problem}", span, "ref-remote")
             return None
@@ -322,7 +370,7 @@ class _Run:
 
     def _key(self, canonical: str) -> str:
         stem = canonical.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
-        stem = stem[: -len(".json")] if stem.endswith(".json") else stem
+        stem = unquote(stem).rsplit(".", 1)[0] if stem.endswith(_SUFFIXES) else stem
         return self.scope.claim(pascal(stem) or "Remote", "RemoteDocument")
 
     def _rewrite(self, node: Any, base: str, in_root: bool) -> Any:
@@ -363,8 +411,29 @@ class _Run:
         if ref.startswith("entity:"):
             return None
         relative = not _SCHEME.match(ref)
-        if relative and (base == _DEFAULT_BASE or self._spec_file(ref)):
-            return None  # a pointer, anchor or spec file path in an unnamed document: resolve.py's
+        in_tree = base.startswith(SPEC_PREFIX)
+        if relative and not in_tree and (base == _DEFAULT_BASE or self._spec_file(ref)):
+            if (
+                base != _DEFAULT_BASE
+                or not self._other_file(ref)
+                or self._spec_file(ref)
+            ):
+                return None  # a pointer, anchor or spec file path in an unnamed document: resolve.py's
+            # a document of the specs tree, named by its path from the spec file
+            tree = self.bundler.tree
+            file_uri = tree.uri_of(self.module.source.path) if tree else None
+            if file_uri is None:
+                return (
+                    None  # no tree (a half or an edit rebuild): resolve.py reports it
+                )
+            base, in_tree = file_uri, True
+        if relative and in_tree and _climbs(base, ref):
+            self.bundler.report(
+                f"$ref {ref!r} leads out of the specs tree: a spec refers only to files below the folder "
+                "it was found under",
+                span,
+            )
+            return None
         uri = _resolve(base, ref)
         resource, hash_, fragment = uri.partition("#")
         if (
@@ -397,6 +466,10 @@ class _Run:
         canonical = self._embed(resource, body)
         return canonical + hash_ + fragment
 
+    def _other_file(self, ref: str) -> bool:
+        """Whether a relative reference names another file (not only a pointer or anchor)."""
+        return bool(ref.partition("#")[0])
+
     def _spec_file(self, ref: str) -> bool:
         """Whether a relative reference names a spec file by its path (resolve.py embeds its entity)."""
         file_part = ref.partition("#")[0]
@@ -407,7 +480,9 @@ class _Run:
         return path in self.bundler.spec_files
 
     def _remote(self, resource: str, span: Span) -> Any:
-        if resource.lower().startswith(REMOTE_SCHEMES):
+        if resource.lower().startswith(REMOTE_SCHEMES) or resource.startswith(
+            SPEC_PREFIX
+        ):
             return self.bundler.remote(resource, span)
         self.bundler.report(
             f"$ref to {resource!r}: no spec and no mapped document has this URI "
@@ -485,6 +560,31 @@ class _Run:
         }
         root = root.replace(**{"$schema": DELETE})
         return _without_keywords(root, inert) if inert else root
+
+
+_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def _climbs(base: str, ref: str) -> bool:
+    """Whether the path of a relative reference, from the spec file `base` names, climbs above the root of
+    the specs tree (URI resolution would stop it at the root, so it would name another file silently); a path
+    from the root (`/x.json`) climbs out too, as it names a file from the file system's root.
+    """
+    path = ref.partition("#")[0].partition("?")[0]
+    if path.startswith("/"):
+        return True
+    folders = base[len(SPEC_PREFIX) :].split("/")[
+        1:-1
+    ]  # below the root number, without the file name
+    depth = len(folders)
+    for segment in path.split("/")[:-1]:
+        if unquote(segment) == "..":
+            depth -= 1
+            if depth < 0:
+                return True
+        elif unquote(segment) not in ("", "."):
+            depth += 1
+    return False
 
 
 def _flat(root: JObject, bodies: Collection[Any]) -> bool:
@@ -577,10 +677,13 @@ def _without_keywords(node: Any, keywords: frozenset[str]) -> Any:
     return node.replace(**changes)
 
 
-def bundler_for(program: Any, fetch: Fetch, diags: Diagnostics) -> Bundler:
-    """The bundler of a compile: `program` is resolve.py's namespace, `fetch` reads mapped documents."""
+def bundler_for(
+    program: Any, fetch: Fetch, diags: Diagnostics, tree: SpecTree | None = None
+) -> Bundler:
+    """The bundler of a compile: `program` is resolve.py's namespace, `fetch` reads mapped documents and
+    those of the specs `tree`."""
     files = {*program.entity_files, *program.reported_files}
-    return Bundler(fetch, diags, entity_ids(program.entities), files)
+    return Bundler(fetch, diags, entity_ids(program.entities), files, tree)
 
 
 def entity_ids(

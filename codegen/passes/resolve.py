@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 from ..diagnostics import Diagnostics, Span
 from ..ir import (
@@ -29,9 +29,9 @@ from ..ir import (
     rewrite_schema,
     schema_objects,
 )
-from ..runtime.validation import SUBSCHEMA_MAPS
+from ..runtime.validation import SUBSCHEMA, SUBSCHEMA_LISTS, SUBSCHEMA_MAPS
 from ..tool_prefix import PREFIX_SEPARATOR
-from .bundle import Bundler
+from .bundle import Bundler, subschemas
 from .check_refs import check_refs
 from .naming import Scope
 
@@ -197,27 +197,57 @@ def _check_agents(
                     )
 
 
+# Keywords whose value is a subschema or a list of them (the maps, `properties` ..., are SUBSCHEMA_MAPS).
+_SCHEMA_VALUED = frozenset((*SUBSCHEMA, *SUBSCHEMA_LISTS))
+
+
 def iter_refs(schema: Any, pointer: str = "") -> Iterator[tuple[JObject, str]]:
-    """Every object holding a `$ref` in a schema, with its JSON pointer; iterative, so depth is no risk."""
-    stack = [(schema, pointer)]
-    while stack:
-        node, at = stack.pop()
-        if isinstance(node, JObject):
-            if isinstance(node.get("$ref"), str):
+    """Every object holding a `$ref` in schema positions, with its JSON pointer; iterative, so depth is no risk.
+
+    Schema positions are the subschemas of the keywords that hold them, as the runtime validator's index reads
+    them, and whatever a `$ref` within the document points to (a pointer may name data under an unknown keyword
+    as a schema). A `$ref` inside `default`, `examples`, `enum`, `const` or an unknown keyword is data.
+    """
+    done: set[int] = (
+        set()
+    )  # the objects walked (a walk from a pointer's target skips them)
+    starts = [(schema, pointer)]
+    first = True
+    while starts:
+        stack = [starts.pop(0)]
+        while stack:
+            node, at = stack.pop()
+            if id(node) in done and not first:
+                continue
+            done.add(id(node))
+            if isinstance(node, JArray):
+                stack.extend((item, f"{at}/{i}") for i, item in enumerate(node))
+            if not isinstance(node, JObject):
+                continue
+            ref = node.get("$ref")
+            if isinstance(ref, str):
                 yield node, at
+                target = _local_target(schema, ref)
+                if target is not None and id(target[1]) not in done:
+                    starts.append((target[1], target[0]))
             for key in sorted(node, reverse=True):
-                if key in DATA_KEYWORDS:
-                    continue
                 value = node[key]
                 child = f"{at}/{escape_pointer(key)}"
                 if key in SUBSCHEMA_MAPS and isinstance(value, JObject):
                     stack.extend(
                         (v, f"{child}/{escape_pointer(k)}") for k, v in value.items()
                     )
-                elif isinstance(value, (JObject, JArray)):
+                elif key in _SCHEMA_VALUED and isinstance(value, (JObject, JArray)):
                     stack.append((value, child))
-        elif isinstance(node, JArray):
-            stack.extend((item, f"{at}/{i}") for i, item in enumerate(node))
+        first = False
+
+
+def _local_target(root: Any, ref: str) -> tuple[str, Any] | None:
+    """(pointer, node) a `$ref` names by a JSON pointer within `root`, if it names one."""
+    if ref != "#" and not ref.startswith("#/"):
+        return None
+    found, target = resolve_pointer(root, ref[1:])
+    return (unquote(ref[1:]), target) if found else None
 
 
 _IDS = ("$id", "$anchor", "$dynamicAnchor")
@@ -230,16 +260,22 @@ def _ref_nodes(schema: Any) -> tuple[list[JObject], bool]:
     `iter_refs` steps over the maps of subschemas (`properties`, `$defs`, ...) straight to their members, where
     `schema_objects` (and so `_has_ids`) sees the map as an object too and skips members named like data
     keywords: each node carries whether `schema_objects` reaches it, so the answer is exactly `_has_ids`'s.
+    Each node carries too whether it is in a schema position; a `$ref` met elsewhere (data under an unknown
+    keyword) may still be in one through a pointer, which only `iter_refs` follows: then its answer is taken.
     """
     found = []
+    stray = False
     has_ids = False
-    stack: list[tuple[Any, bool]] = [(schema, True)]
+    stack: list[tuple[Any, bool, bool]] = [(schema, True, True)]
     while stack:
-        node, seen = stack.pop()
+        node, seen, position = stack.pop()
         cls = type(node)
         if cls is JObject or (cls is not JArray and isinstance(node, JObject)):
             if type(node.get("$ref")) is str:
-                found.append(node)
+                if position:
+                    found.append(node)
+                else:
+                    stray = True
             if seen and not has_ids:
                 has_ids = any(name in node for name in _IDS)
             for key in sorted(node, reverse=True):
@@ -250,12 +286,15 @@ def _ref_nodes(schema: Any) -> tuple[list[JObject], bool]:
                     if seen and not has_ids:
                         has_ids = any(name in value for name in _IDS)
                     stack.extend(
-                        (v, seen and k not in DATA_KEYWORDS) for k, v in value.items()
+                        (v, seen and k not in DATA_KEYWORDS, position)
+                        for k, v in value.items()
                     )
                 elif isinstance(value, (JObject, JArray)):
-                    stack.append((value, seen))
+                    stack.append((value, seen, position and key in _SCHEMA_VALUED))
         elif cls is JArray or isinstance(node, JArray):
-            stack.extend((item, seen) for item in node)
+            stack.extend((item, seen, position) for item in node)
+    if stray:
+        found = [node for node, _ in iter_refs(schema)]
     return found, has_ids
 
 
@@ -285,11 +324,34 @@ def escape_pointer(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
+def _anchor_pointer(schema: Any, anchor: str) -> str | None:
+    """The JSON pointer (escaped for a URI fragment) of the schema declaring `$anchor` `anchor` in the root
+    resource of `schema` (not inside an embedded resource, which has its own anchors), or None.
+    """
+    stack: list[tuple[Any, str]] = [(schema, "")]
+    while stack:
+        node, at = stack.pop()
+        if not isinstance(node, JObject) or (at and "$id" in node):
+            continue
+        if node.get("$anchor") == anchor:
+            return quote(at, safe="/~!$&'()*+,;=:@")
+        for keyword, key, child in subschemas(node):
+            step = f"{at}/{escape_pointer(keyword)}"
+            step += "" if key is None else f"/{escape_pointer(str(key))}"
+            stack.append((child, step))
+    return None
+
+
 def resolve_pointer(doc: Any, pointer: str) -> tuple[bool, Any]:
+    """The value a JSON pointer (from a URI fragment: percent-encoded) names in `doc`. Only "" names the
+    root: "/" names the member called "" (RFC 6901), as the runtime validator reads it.
+    """
     node = doc
-    if pointer in ("", "/"):
+    if pointer == "":
         return True, doc
-    for raw in pointer.lstrip("/").split("/"):
+    if not pointer.startswith("/"):
+        return False, None
+    for raw in pointer[1:].split("/"):
         token = unquote(raw).replace("~1", "/").replace("~0", "~")
         if isinstance(node, JObject) and token in node:
             node = node[token]
@@ -496,6 +558,9 @@ class DocumentBuilder:
                 self.diags.error("ref-unresolved", message, span)
                 return None
             return "local", None
+        bundler = self.program.bundler
+        if bundler is not None and span.key in bundler.reported:
+            return None  # a document of the specs tree that cannot be read: bundle.py said why
         file_part, _, fragment = ref.partition("#")
         if file_part.startswith(META_SCHEMA_BASE):
             return (
@@ -506,14 +571,13 @@ class DocumentBuilder:
             path = posixpath.normpath(posixpath.join(base, unquote(file_part)))
             defined = self.program.entity_files.get(path)
             if defined is not None:
-                return "entity", (defined, fragment)
+                return self._into_entity(ref, defined, fragment, span)
             if path in self.program.reported_files:
                 return None
             if not has_ids:
                 message = f"$ref {ref!r}: no spec file {file_part!r} defines an entity"
                 self.diags.error("ref-unresolved", message, span)
                 return None
-        bundler = self.program.bundler
         if has_ids or (bundler is not None and bundler.handles(ref)):
             return None  # resolved by URI: embedded or reported by bundle.py, checked by check_refs.py
         self.diags.error(
@@ -521,6 +585,27 @@ class DocumentBuilder:
             f"$ref {ref!r}: only references within the document and to other spec files are supported",
             span,
         )
+        return None
+
+    def _into_entity(
+        self, ref: str, name: str, fragment: str, span: Span
+    ) -> tuple[str, Any] | None:
+        """A reference into another spec file's entity: its pointer must lead somewhere there, as a pointer
+        within one document must (the runtime validator would fail every instance that reaches it); an
+        anchor becomes the pointer to the schema that declares it."""
+        if not fragment:
+            return "entity", (name, "")
+        schema = self.program.entities[name][0].schema
+        if fragment.startswith("/"):
+            if resolve_pointer(schema, fragment)[0]:
+                return "entity", (name, fragment)
+            what = "points to nothing in that document"
+        else:
+            pointer = _anchor_pointer(schema, unquote(fragment))
+            if pointer is not None:
+                return "entity", (name, pointer)
+            what = f"no $anchor {unquote(fragment)!r} is declared in that document"
+        self.diags.error("ref-unresolved", f"$ref {ref!r}: {what}", span)
         return None
 
     def _unknown_entity(self, name: str, span: Span) -> None:
