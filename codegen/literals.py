@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._width import str_width  # black's measure: East Asian wide characters count 2
+from .runtime.literal import holds_decimal as holds_decimal
 from .runtime.literal import py_literal as py_literal
 from .runtime.literal import string_literal as _string
 

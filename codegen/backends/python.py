@@ -21,7 +21,7 @@ from ..resources import runtime_source, runtime_subpackage
 from ..runtime.check_planner import ModuleChecks
 from ..runtime.check_writer import render_checks
 from .layout import signature
-from ..literals import LINE_LENGTH, black_literal, py_literal
+from ..literals import LINE_LENGTH, black_literal, holds_decimal, py_literal
 
 # Paths under `_runtime/`; the validator is a subpackage, all of whose modules ship.
 RUNTIME_FILES = (
@@ -241,6 +241,9 @@ def _render_module(
         needs |= kind.needs
         for name in kind.models - local:
             foreign[plan.model_modules[name]].add(name)
+    # A number no float holds (`1e999`), in a schema, a default or a check, is written `_decimal.Decimal(...)`.
+    if any(holds_decimal(document) for document in module.constants.values()):
+        needs.add("_decimal")
     runtime = _relative(module.dotted, "_runtime")
     constants = _Constants()
     checks = ModuleChecks()

@@ -19,6 +19,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from datetime import date
+from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
@@ -137,7 +138,8 @@ _DATA = frozenset({"const", "enum", "default", "examples"})
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    # (A Decimal: a number no float holds, as the front ends read `1e999` and `1e-400`.)
+    return isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)
 
 
 def _is_string(value: Any) -> bool:
@@ -148,8 +150,8 @@ def _same(value: Any) -> Any:
     """Hashable form under JSON equality (1 == 1.0, true != 1, key order ignored)."""
     if isinstance(value, bool):
         return ("bool", value)
-    if value is None or isinstance(value, (str, int, float)):
-        return value
+    if value is None or isinstance(value, (str, int, float, Decimal)):
+        return value  # a Decimal equals (and hashes as) the int or float of its value
     if isinstance(value, (date, UUID)):
         return value.isoformat() if isinstance(value, date) else str(value)
     if isinstance(value, (list, tuple)):
@@ -196,6 +198,8 @@ class _Check:
                 (path, "numbers of more than 4300 digits are not accepted")
             )
         elif value is None or isinstance(value, (str, date, UUID)):
+            return True
+        elif isinstance(value, Decimal) and value.is_finite():
             return True
         else:
             message = f"is not valid JSON data (got Python {type(value).__name__})"
@@ -311,7 +315,9 @@ class _Check:
             self.problems.append((path, "must be > 0"))
 
     def count(self, value: Any, path: Path, depth: int) -> None:
-        integral = isinstance(value, float) and value.is_integer()
+        integral = (isinstance(value, float) and value.is_integer()) or (
+            isinstance(value, Decimal) and value == value.to_integral_value()
+        )
         if (
             not (isinstance(value, int) and not isinstance(value, bool))
             and not integral

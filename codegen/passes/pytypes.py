@@ -7,12 +7,14 @@ chosen here must never reject an instance the schema accepts — where no precis
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 from urllib.parse import unquote
 
 from ..diagnostics import Diagnostics
 from ..ir import JArray, JObject, schema_objects, to_plain
 from ..plan import ANY, NONE, FieldPlan, ModelPlan, ModulePlan, PyType
+from ..runtime.literal import holds_decimal
 from ..runtime.validation import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, is_valid
 from .native import NativeTyper, object_model_is_native
 from .naming import Scope, class_name, field_name, pascal
@@ -197,7 +199,15 @@ class DocumentTyper:
         optional = kind if kind.nullable else PyType.union([kind, NONE])
         if isinstance(sub, JObject) and "default" in sub:
             default = to_plain(sub["default"])
-            if _default_fits(default, sub, self.plain_root, pointer):
+            if not _holds_default(kind, default):
+                self.diags.warning(
+                    "default-range",
+                    f"the default of {wire!r} holds a number no float holds ({_number_beyond(default)}), and "
+                    f"the field is typed {kind.expr}: the default is ignored (the field defaults to None); "
+                    "the schema keeps it",
+                    sub.value_span("default"),
+                )
+            elif _default_fits(default, sub, self.plain_root, pointer):
                 return FieldPlan(
                     py_name,
                     wire,
@@ -207,11 +217,12 @@ class DocumentTyper:
                     True,
                     description,
                 )
-            self.diags.warning(
-                "default-mismatch",
-                f"the default of {wire!r} does not match its own schema; it is ignored (the field defaults to None)",
-                sub.value_span("default"),
-            )
+            else:
+                self.diags.warning(
+                    "default-mismatch",
+                    f"the default of {wire!r} does not match its own schema; it is ignored (the field defaults to None)",
+                    sub.value_span("default"),
+                )
         return FieldPlan(py_name, wire, optional, False, None, True, description)
 
     # -- types --------------------------------------------------------------------------------------------
@@ -450,6 +461,29 @@ def _description(schema: Any) -> str | None:
 
 
 _REFERENCES = ("$ref", "$dynamicRef", "$recursiveRef")
+
+
+def _holds_default(kind: PyType, default: Any) -> bool:
+    """Whether the field's Python type can hold the default: a number no float holds (a Decimal, `1e999`,
+    `1e-400`) only in a `decimal` or `Any` field, as a `float` would make it infinity or zero.
+    """
+    return (
+        "_decimal" in kind.needs or kind.expr == ANY.expr or not holds_decimal(default)
+    )
+
+
+def _number_beyond(value: Any) -> str:
+    """The first Decimal in a JSON value, as text."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, Decimal):
+            return str(item)
+        if isinstance(item, list):
+            todo.extend(item)
+        elif isinstance(item, dict):
+            todo.extend(item.values())
+    return ""
 
 
 def _default_fits(default: Any, sub: Any, root: Any, pointer: str) -> bool:

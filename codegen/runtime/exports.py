@@ -21,12 +21,15 @@ import copy
 import json
 import math
 import re
+import uuid
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
+from decimal import Decimal
 from typing import Any
 from urllib.parse import unquote
 
 # Keywords whose values are subschemas (for rewriting `$ref`s): the validator's own lists.
+from .literal import holds_decimal
 from .validation import SUBSCHEMA, SUBSCHEMA_LISTS, SUBSCHEMA_MAPS
 
 __all__ = [
@@ -309,6 +312,9 @@ def _dump(value: Any, out: list[str], newline: str) -> None:
             out.append("Infinity" if value > 0 else "-Infinity")
         else:
             out.append(float.__repr__(value))
+    elif isinstance(value, Decimal) and value.is_finite():
+        # A number no float holds (`1E+999`), digit for digit: `str` of it is JSON number text.
+        out.append(str(value))
     else:
         raise _Unusual
 
@@ -996,7 +1002,32 @@ def _compact(value: Any) -> str:
         return int.__repr__(value)
     if kind is str:
         return _json_string(value)
+    if holds_decimal(value):
+        return _compact_decimals(value)
     return _COMPACT(value)
+
+
+def _compact_decimals(value: Any) -> str:
+    """`_compact` of a value holding a Decimal (a number no float holds), which `json` cannot write: each
+    Decimal is written as its own digits in the place of a mark no string holds by chance.
+    """
+    found: list[Decimal] = []
+    nonce = uuid.uuid4().hex
+
+    def mark(item: Any) -> Any:
+        if isinstance(item, Decimal):
+            found.append(item)
+            return f"{nonce}:{len(found) - 1}"
+        if isinstance(item, Mapping):
+            return {key: mark(member) for key, member in item.items()}
+        if isinstance(item, (list, tuple)):
+            return [mark(member) for member in item]
+        return item
+
+    text = _COMPACT(mark(value))
+    for index, number in enumerate(found):
+        text = text.replace(f'"{nonce}:{index}"', str(number), 1)
+    return text
 
 
 # `json.dumps(value, ensure_ascii=False, separators=(",", ":"))`, whose arguments make it build an encoder
@@ -1072,6 +1103,8 @@ def _value_types(values: list[Any]) -> list[str]:
             kind = "integer"
         elif isinstance(value, float):
             kind = "number"
+        elif isinstance(value, Decimal):
+            kind = "integer" if value == value.to_integral_value() else "number"
         elif isinstance(value, str):
             kind = "string"
         else:

@@ -6,9 +6,9 @@ where aliases would multiply, so it counts every node it produces: an alias bomb
 alias, or nesting deeper than `MAX_DEPTH` is a diagnostic, never a hang, a traceback or a `RecursionError`.
 
 Scalars get the same limits as JSON numbers and strings (see json/parse.py): a number longer than MAX_INT_DIGITS
-(YAML 1.1 also has hexadecimal and base-60 integers, which PyYAML converts in quadratic time) or beyond a float's
-range is `too-large`, a non-zero float below the smallest normal float (it would read as 0 or lose digits) is
-`too-small`, a string with a lone surrogate (from a `"\\ud800"` escape) is `encoding`, and a value
+(YAML 1.1 also has hexadecimal and base-60 integers, which PyYAML converts in quadratic time) is `too-large`, a
+float a float cannot hold (beyond its range, or non-zero below the smallest normal float) is read exactly as a
+`Decimal` (`_exact_float`), a string with a lone surrogate (from a `"\\ud800"` escape) is `encoding`, and a value
 PyYAML cannot construct (a timestamp such as 2020-02-30) is a diagnostic too. Control characters that YAML forbids
 (NUL, ESC, ...) are reported where they are, also when they sit in a Brimley SQL header.
 """
@@ -16,6 +16,7 @@ PyYAML cannot construct (a timestamp such as 2020-02-30) is a diagnostic too. Co
 from __future__ import annotations
 
 import datetime
+from decimal import Context, Decimal, Inexact
 from typing import Any
 
 import yaml
@@ -23,7 +24,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ...diagnostics import Diagnostics, SourceFile, SpecError, Span
 from ...ir import JArray, JObject
-from ..json.parse import MAX_INT_DIGITS, SURROGATES, float_range_error
+from ..json.parse import MAX_INT_DIGITS, SURROGATES, beyond_float
 
 MAX_DEPTH = 64  # containers inside containers
 MAX_NODES = 100_000  # values produced, aliases counted every time they are expanded
@@ -204,7 +205,7 @@ class _Converter:
             )
         if node.tag == _STR:
             return self.text(node)
-        too_large = f"the number is too large (more than {MAX_INT_DIGITS} digits, or beyond a float's range)"
+        too_large = f"the number is too large (more than {MAX_INT_DIGITS} digits)"
         if (
             len(node.value) > MAX_INT_DIGITS
         ):  # before PyYAML converts it (base 60 takes quadratic time)
@@ -216,10 +217,8 @@ class _Converter:
         if isinstance(value, float):
             if "inf" in node.value.lower() or "nan" in node.value.lower():
                 self.fail(f"{node.value!r} is not a JSON number", node)
-            refused = float_range_error(node.value, value)
-            if refused is not None:
-                code, message = refused
-                self.fail(message, node, code)
+            if beyond_float(node.value, value):
+                value = _exact_float(node.value)
         if isinstance(value, int) and abs(value) >= 10**MAX_INT_DIGITS:  # hexadecimal
             self.fail(too_large, node, "too-large")
         if isinstance(value, datetime.datetime):
@@ -281,3 +280,21 @@ class _Converter:
                         (key, value[key], value.key_span(key), value.value_span(key))
                     )
         return found
+
+
+def _exact_float(text: str) -> Decimal:
+    """The number a YAML 1.1 float writes, exactly (one a float cannot hold, as json/parse.py's `read_float`
+    reads it): `_` separates digits, and `a:b:c.d` is base 60 (no exponent: its digits are at most its
+    text's, which MAX_INT_DIGITS bounds, so exact arithmetic costs what reading it does).
+    """
+    clean = text.replace("_", "")
+    sign = "-" if clean.startswith("-") else ""
+    parts = clean.lstrip("+-").split(":")
+    if len(parts) == 1:
+        return Decimal(sign + parts[0])
+    whole = 0
+    for part in parts[:-1]:
+        whole = whole * 60 + int(part)
+    exact = Context(prec=3 * len(clean) + 10, traps=[Inexact])
+    value = exact.add(Decimal(whole * 60), Decimal(parts[-1]))
+    return value.copy_negate() if sign else value

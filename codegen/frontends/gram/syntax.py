@@ -14,6 +14,7 @@ at the bracket that was left open.
 from __future__ import annotations
 
 import threading
+from decimal import Decimal
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +23,7 @@ from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from ...resources import grammar_text
-from ..json.parse import MAX_INT_DIGITS, float_range_error
+from ..json.parse import MAX_INT_DIGITS, read_float
 
 MAX_DEPTH = 64  # brackets of any kind open at once; real specs stay far below this
 
@@ -261,27 +262,23 @@ def _scalar(tok: Token) -> Value:
 _NUMBERS = {"INTEGER": 10, "DECIMAL": 0, "HEXADECIMAL": 16, "OCTAL": 8}
 
 
-def _number(tok: Token) -> int | float:
-    """A numeral's value; one too long for Python to print, or a decimal a float cannot hold as written (beyond
-    its range, or non-zero and too small: json/parse.py's `float_range_error`), is an error here.
-    """
+def _number(tok: Token) -> int | float | Decimal:
+    """A numeral's value (a decimal one a float cannot hold read exactly: json/parse.py's `read_float`); one
+    too long for Python to print is an error here."""
     text = str(tok)
     base = _NUMBERS[tok.type]
-    code, message = "too-large", (
-        f"the number is too large (more than {MAX_INT_DIGITS} digits, or beyond a float's range)"
-    )
     if len(text) <= MAX_INT_DIGITS:
         if base == 0:
-            value = float(text)
-            error = float_range_error(text, value)
-            if error is None:
-                return value
-            code, message = error
-        else:
-            integer = int(text, base)
-            if abs(integer) < 10**MAX_INT_DIGITS:
-                return integer
-    raise GramSyntaxError(message, _s(tok), _s(tok) + 1, code=code)
+            return read_float(text)
+        integer = int(text, base)
+        if abs(integer) < 10**MAX_INT_DIGITS:
+            return integer
+    raise GramSyntaxError(
+        f"the number is too large (more than {MAX_INT_DIGITS} digits)",
+        _s(tok),
+        _s(tok) + 1,
+        code="too-large",
+    )
 
 
 _NAME_KINDS = {

@@ -6,9 +6,12 @@ numbers are decoded by `json` itself, so their semantics match the standard exac
 
 What `json` accepts but no later stage can use is refused here, where it can be pointed at: an escape that leaves
 a lone surrogate (`"\\ud800"` is not a character, and cannot be written as UTF-8), an integer part longer than
-MAX_INT_DIGITS (Python will not print or parse integers beyond 4300 digits, in generated code either) and a
-float that would not read as the number it writes (`float_range_error`: `1e400` would become infinity, `1e-400`
-zero).
+MAX_INT_DIGITS (Python will not print or parse integers beyond 4300 digits, in generated code either).
+
+A numeral a float cannot hold as written (`1e400` would become infinity, `1e-400` zero, `5e-324` a subnormal
+of one bit) is read exactly, as a `decimal.Decimal` (`read_float`): its cost is that of its text, as a Decimal
+keeps its exponent apart (`1e1000000` is never expanded). Every later stage takes such a number: the validator
+compares and divides decimals exactly, and `py_literal` and the JSON writers write it digit for digit.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import math
 import re
 import sys
 from bisect import bisect_right
+from decimal import Decimal
 from typing import Any
 
 from ...diagnostics import Diagnostics, SourceFile, SpecError, Span
@@ -39,35 +43,36 @@ _NEXT_MEMBER = re.compile(r"[ \t\r\n]*([,}])")
 _PLAIN_ITEM = re.compile(r'[ \t\r\n]*"([^"\\\x00-\x1f]*)"[ \t\r\n]*([,\]])')
 _INTEGER_PART = re.compile(r"[-+]?([0-9_]*)")
 
-_TOO_LARGE = f"the number is too large (more than {MAX_INT_DIGITS} digits, or beyond a float's range)"
+_TOO_LARGE = f"the number is too large (more than {MAX_INT_DIGITS} digits)"
 # The smallest size a float holds with all 53 bits of its precision. A float literal read to a normal float is off
 # by at most half its last bit; below, it would become a subnormal (`5e-324` reads as 4.94...e-324, with one bit
 # of precision) or zero (`1e-400` as 0.0, so `minimum: 1e-400` would accept 0).
 SMALLEST_FLOAT = sys.float_info.min
-_TOO_SMALL = (
-    f"the number is too small: a number other than 0 must be at least {SMALLEST_FLOAT!r} in size,"
-    " else a float cannot hold it exactly (it would read as 0 or lose digits)"
-)
 # A numeral's digits before its exponent, up to the first that is not 0: present unless the numeral writes zero.
 _NONZERO_MANTISSA = re.compile(r"[^eE]*?[1-9]")
 
 
 def number_too_large(text: str) -> bool:
-    """Whether a numeral has more digits before its fraction or exponent than any spec needs."""
+    """Whether a numeral's integer part has more digits than Python will convert."""
     match = _INTEGER_PART.match(text)
     return match is not None and len(match.group(1)) > MAX_INT_DIGITS
 
 
-def float_range_error(text: str, value: float) -> tuple[str, str] | None:
-    """(code, message) when the float `value` read from the numeral `text` is not the number the text writes
-    (beyond rounding in its last bit): it overflowed to infinity, or a non-zero numeral fell below the smallest
-    normal float (to zero, or to a subnormal that lost digits). None when it reads exactly in that sense: then
-    its sign and zero-ness are the numeral's, and it is within a float's range."""
-    if math.isinf(value):
-        return "too-large", _TOO_LARGE
-    if -SMALLEST_FLOAT < value < SMALLEST_FLOAT and _NONZERO_MANTISSA.match(text):
-        return "too-small", _TOO_SMALL
-    return None
+def read_float(text: str) -> float | Decimal:
+    """The number a decimal numeral (with a fraction or an exponent) writes: a float when one holds it to
+    within rounding of its last bit, else exactly as a Decimal."""
+    value = float(text)
+    return Decimal(text) if beyond_float(text, value) else value
+
+
+def beyond_float(text: str, value: float) -> bool:
+    """Whether the float `value` read from the numeral `text` is not its number to within rounding of its last
+    bit: it overflowed to infinity, or a non-zero numeral fell below the smallest normal float (to zero, or to
+    a subnormal that lost digits)."""
+    return math.isinf(value) or (
+        -SMALLEST_FLOAT < value < SMALLEST_FLOAT
+        and _NONZERO_MANTISSA.match(text) is not None
+    )
 
 
 _new = object.__new__
@@ -146,17 +151,12 @@ class _Reader:
                 return literal, (start, self.pos)
         raise self.fail(f"expected a JSON value, found {self.describe_here()}")
 
-    def number(self, text: str, start: int) -> int | float:
+    def number(self, text: str, start: int) -> int | float | Decimal:
         if number_too_large(text):
             raise self.fail(_TOO_LARGE, start, code="too-large")
         # What `json.loads` does with a numeral `_NUMBER` matched, without its per-call overhead.
         if "." in text or "e" in text or "E" in text:
-            value = float(text)
-            error = float_range_error(text, value)
-            if error is not None:
-                code, message = error
-                raise self.fail(message, start, code=code)
-            return value
+            return read_float(text)
         return int(text)
 
     def string(self) -> str:
