@@ -230,7 +230,7 @@ def test_required_undeclared_when_the_object_certainly_forbids_it(
         {},  # other properties allowed
         {"additionalProperties": {"type": "string"}},
         {"additionalProperties": False, "patternProperties": {"^b$": {}}},
-        {"additionalProperties": False, "patternProperties": {"(?<=x)b": {}}},
+        {"additionalProperties": False, "patternProperties": {"(?>x)b": {}}},
         {"unevaluatedProperties": False, "allOf": [{"properties": {"b": {}}}]},
         {"unevaluatedProperties": False, "$ref": "#/$defs/B", "$defs": {"B": {}}},
         {"unevaluatedProperties": False, "additionalProperties": True},
@@ -337,7 +337,7 @@ def test_two_broken_tools_and_an_unknown_entity_in_one_file(tmp_path: Path) -> N
         "tools.json",
         _tools(
             _tool("a", {"type": "object", "properties": {"x": {"type": "strng"}}}),
-            _tool("b", {"type": "object", "properties": {"y": {"pattern": "(?<=x)y"}}}),
+            _tool("b", {"type": "object", "properties": {"y": {"pattern": "(?>x)y"}}}),
             _tool(
                 "c",
                 {"type": "object", "properties": {"u": {"$ref": "Usr.schema.json"}}},
@@ -595,7 +595,7 @@ def test_a_placeholder_of_a_function_left_out_by_the_schema_check(
 ) -> None:
     # The pattern passes the Brimley front end and fails only the schema check; the SQL is still checked.
     specs = tmp_path / "specs"
-    write(specs, "by_name.sql", _SQL.replace('"[a-"', '"(?<=x)y"'))
+    write(specs, "by_name.sql", _SQL.replace('"[a-"', '"(?>x)y"'))
     assert [(line, sev, code) for _, line, sev, code in _found(specs)] == [
         (9, "warning", "brimley-sql-unused"),
         (11, "error", "invalid-schema"),
