@@ -236,6 +236,14 @@ def test_backreferences_stay_refused() -> None:
         assert problem.message.startswith("schema error")
 
 
+def test_a_pattern_too_large_for_the_matcher_is_refused_not_built() -> None:
+    """The states of all a pattern's automata count together: many lookarounds cannot each take the limit."""
+    for pattern in ("(?=a{5000})" * 20, "(?<=(?:a{1000}){1000})", "(?=x)a{1000000000}"):
+        with pytest.raises(UnsupportedPattern, match="too large"):
+            compile_pattern(pattern)
+    assert compile_pattern("(?=a{50})" * 3).search("a" * 50)
+
+
 # -- every path: models, checks, patternProperties, propertyNames, defaults -----------------------------------------
 
 

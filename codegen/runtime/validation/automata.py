@@ -46,9 +46,10 @@ from typing import NamedTuple
 from .charsets import _Ranges
 from .translation import UnsupportedPattern, _Token
 
-# The most NFA states one pattern may expand to (counted repetitions copy
-# their atom): beyond it the pattern is refused as too large, as the Rust
-# engine refuses its own too-large patterns.
+# The most NFA states one pattern may expand to, all its automata together
+# (counted repetitions copy their atom): beyond it the pattern is refused as
+# too large, as the Rust engine refuses its own too-large patterns.  It also
+# bounds the work per text position.
 _MAX_STATES = 20_000
 # The most DFA states remembered per automaton before starting afresh.
 _MAX_DFA_STATES = 2_000
@@ -118,7 +119,8 @@ class _Nfa:
     successor (_CHAR, _ASSERT), its epsilon successors (_EPSILON) and its
     predicate (an index into :attr:`predicates`, _ASSERT)."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: list[int]) -> None:
+        self.budget = budget  # states left to the pattern, shared by its automata
         self.kinds: list[int] = []
         self.bounds: list[tuple[int, ...]] = []
         self.next: list[int] = []
@@ -128,10 +130,11 @@ class _Nfa:
         self.start = 0
 
     def add(self, kind: int, bounds: tuple[int, ...] = (), predicate: int = -1) -> int:
-        if len(self.kinds) >= _MAX_STATES:
+        if self.budget[0] <= 0:
             raise UnsupportedPattern(
                 f"too large for the linear-time matcher (over {_MAX_STATES} states)"
             )
+        self.budget[0] -= 1
         self.kinds.append(kind)
         self.bounds.append(bounds)
         self.next.append(-1)
@@ -159,11 +162,12 @@ def compile_tokens(tokens: list[_Token]) -> Program:
     tree = parse(tokens)
     looks = _lookarounds(tree)
     numbers = {id(node): number for number, node in enumerate(looks)}
+    budget = [_MAX_STATES]
     automata = tuple(
-        (_build(node.parts[0], numbers, reverse=node.name in "=!"), node.name in "=!")
+        (_build(node.parts[0], numbers, node.name in "=!", budget), node.name in "=!")
         for node in looks
     )
-    return Program(automata, _build(tree, numbers, reverse=False))
+    return Program(automata, _build(tree, numbers, False, budget))
 
 
 def _lookarounds(tree: _Node) -> list[_Node]:
@@ -189,12 +193,14 @@ class _Fragment(NamedTuple):
     end: int  # an _EPSILON state with no successors yet
 
 
-def _build(tree: _Node, looks: dict[int, int], reverse: bool) -> _Nfa:
+def _build(
+    tree: _Node, looks: dict[int, int], reverse: bool, budget: list[int]
+) -> _Nfa:
     """Thompson's construction, bottom-up with an explicit stack.  A counted
     repetition is its atom copied (x{2,4} is x x (x x?)?), and *reverse*
     reads every concatenation right to left (the automaton of the reversed
     language, for lookaheads)."""
-    nfa = _Nfa()
+    nfa = _Nfa(budget)
     results: list[_Fragment] = []
     stack: list[tuple[_Node, int]] = [(tree, -1)]  # (node, children or -1)
     while stack:
