@@ -198,3 +198,17 @@ def test_dispatch_calls_no_private_method(method: str) -> None:
 def test_a_tool_name_never_makes_a_private_method_name(name: str) -> None:
     method = function_name(name)
     assert method.isidentifier() and not method.startswith("_")
+
+
+@pytest.mark.parametrize("name", ["_x", "__class__", "_"])
+def test_a_sql_function_names_no_private_connection(tmp_path: Path, name: str) -> None:
+    """A SQL function's `connection` is read as the context path `databases.<name>`: a public name too."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "count.sql").write_text(
+        f"/*\n---\nname: count\ntype: sql_function\nconnection: {name}\ndescription: Counts.\n"
+        "return_shape: int\n---\n*/\nSELECT 1\n"
+    )
+    result = compile_result(specs)
+    assert result.files is None
+    assert [d.code for d in result.diagnostics.sorted()] == ["brimley-key"]

@@ -650,12 +650,14 @@ class _Document:
             )
             ok = False
         connection = doc.get("connection", "default")
+        # The runtime reads it as the context path `databases.<name>`: a public name, as every context path.
         if not isinstance(connection, str) or not re.fullmatch(
-            r"[A-Za-z_][A-Za-z0-9_]*", connection
+            r"[A-Za-z][A-Za-z0-9_]*", connection
         ):
             self.error(
                 "brimley-key",
-                f"{what}: 'connection' names a database connection, such as 'default'",
+                f"{what}: 'connection' names a database connection, such as 'default' (letters, digits and _, "
+                "not starting with _: the runtime reads only public names of the context)",
                 doc.value_span("connection"),
             )
             ok = False
