@@ -188,6 +188,17 @@ def references(
         stack.extend((child, base) for *_, child in subschemas(node))
 
 
+def rooted(schema: Any, file_uri: str | None) -> Any:
+    """`schema` with a relative root `$id` resolved against the URI of the spec file that holds it, the
+    document's retrieval URI (JSON Schema 2020-12 §8.2.1), so the references beside it (`base.json#/x`) name
+    files of the specs tree, as they do under no `$id`; every later reader sees the absolute `$id`.
+    """
+    node_id = schema.get("$id") if isinstance(schema, JObject) else None
+    if file_uri is None or not isinstance(node_id, str) or _SCHEME.match(node_id):
+        return schema
+    return schema.replace(**{"$id": base_of(schema, file_uri)})
+
+
 def tree_documents(modules: Iterable[SpecModule], fetch: Fetch, tree: SpecTree) -> None:
     """Read each file of the specs tree that the schemas of `modules` refer to by path, and those these refer
     to, as bundling will (`fetch` keeps what it read): which files are JSON Schema documents rather than tool
@@ -200,15 +211,17 @@ def tree_documents(modules: Iterable[SpecModule], fetch: Fetch, tree: SpecTree) 
         for schema in _schemas_of(module) if uri is not None else ():
             found = schema.get("$schema") if isinstance(schema, JObject) else None
             dialect = found if isinstance(found, str) else None
-            todo.append((schema, _DEFAULT_BASE, uri or "", dialect))
+            todo.append((rooted(schema, uri), _DEFAULT_BASE, uri or "", dialect))
     seen: set[str] = set()
     while todo:
         schema, start, file_uri, dialect = todo.pop()
+        root_base = base_of(schema, start) if isinstance(schema, JObject) else start
         for _, _, ref, base in references(schema, start):
             if _SCHEME.match(ref) and not ref.startswith(SPEC_PREFIX):
                 continue  # another scheme: not a file of the tree
-            from_root = base == _DEFAULT_BASE
-            base = file_uri if from_root else base
+            # the root resource of a spec file (its base the file's URI, or its `$id` resolved against it)
+            from_root = base in (_DEFAULT_BASE, root_base) and start == _DEFAULT_BASE
+            base = file_uri if base == _DEFAULT_BASE else base
             if not base.startswith(SPEC_PREFIX) or _climbs(base, ref):
                 continue
             resource = _without_fragment(_resolve(base, ref))
@@ -267,7 +280,8 @@ class Bundler:
         if done is not None and done[0] is schema:
             self._external = self._external or done[2]
             return done[1]
-        run = _Run(self, module, schema, embed=False)
+        file_uri = self.tree.uri_of(module.source.path) if self.tree else None
+        run = _Run(self, module, rooted(schema, file_uri), embed=False)
         prepared, external = self._run(run), run.external
         self._done[id(schema)] = (schema, prepared, external)
         self._external = self._external or external
@@ -412,6 +426,10 @@ class _Run:
             return None
         relative = not _SCHEME.match(ref)
         in_tree = base.startswith(SPEC_PREFIX)
+        if in_root and relative and self._spec_file(ref):
+            return (
+                None  # another spec's entity by its file's path: resolve.py embeds it
+            )
         if relative and not in_tree and (base == _DEFAULT_BASE or self._spec_file(ref)):
             if (
                 base != _DEFAULT_BASE
@@ -683,16 +701,20 @@ def bundler_for(
     """The bundler of a compile: `program` is resolve.py's namespace, `fetch` reads mapped documents and
     those of the specs `tree`."""
     files = {*program.entity_files, *program.reported_files}
-    return Bundler(fetch, diags, entity_ids(program.entities), files, tree)
+    return Bundler(fetch, diags, entity_ids(program.entities, tree), files, tree)
 
 
 def entity_ids(
-    entities: dict[str, tuple[Any, SpecModule]],
+    entities: dict[str, tuple[Any, SpecModule]], tree: SpecTree | None = None
 ) -> dict[str, tuple[Any, str | None]]:
-    """The absolute `$id` of each entity's root schema -> (its schema, its `.schema.json` file or None)."""
+    """The absolute `$id` of each entity's root schema -> (its schema, its `.schema.json` file or None); a
+    relative one resolved against its spec file's URI in the specs `tree`, as `Bundler.prepare` reads it.
+    """
     found: dict[str, tuple[Any, str | None]] = {}
     for entity, module in entities.values():
         schema = entity.schema
+        if tree is not None:
+            schema = rooted(schema, tree.uri_of(module.source.path))
         if isinstance(schema, JObject) and isinstance(schema.get("$id"), str):
             path = module.source.path
             file = (
