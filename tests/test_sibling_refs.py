@@ -287,3 +287,119 @@ def test_a_pointer_or_anchor_into_another_spec_validates(
     assert B.model_validate({"p": good}).model_dump(exclude_none=True) == {"p": good}
     with pytest.raises(ValidationError):
         B.model_validate({"p": bad})
+
+
+# A relative root `$id` resolves against the spec file's own URI (JSON Schema 2020-12 §8.2.1, the retrieval URI),
+# so the relative references beside it still name files of the tree.
+
+
+@pytest.mark.parametrize("root_id", ["test", "test.json", "sub/../order#"])
+def test_a_relative_root_id_keeps_sibling_refs_in_the_tree(
+    tmp_path: Path, import_package: Any, root_id: str
+) -> None:
+    specs = tmp_path / "specs"
+    write(
+        specs,
+        "order.schema.json",
+        {
+            "$id": root_id,
+            "type": "object",
+            "allOf": [{"$ref": "base.json#/definitions/first"}],
+            "properties": {"zip": {"$ref": "sub/codes.yaml#/definitions/zip"}},
+        },
+    )
+    write(
+        specs,
+        "base.json",
+        {
+            "$id": "base.json",
+            "definitions": {
+                "first": {"$ref": "#/definitions/second"},
+                "second": {"type": "object", "required": ["second"]},
+            },
+        },
+    )
+    write(specs, "sub/codes.yaml", CODES_YAML)
+    result = compiled(specs)
+    assert result.files is not None, errors(result)
+    Order = model(tmp_path, result.files, "order", "Order", import_package)
+    Order.model_validate({"second": 1, "zip": "12345"})
+    for bad in ({"zip": "12345"}, {"second": 1, "zip": "1"}):
+        with pytest.raises(ValidationError):
+            Order.model_validate(bad)
+
+
+def test_a_ref_to_the_root_by_its_relative_id_stays_in_the_document(
+    tmp_path: Path, import_package: Any
+) -> None:
+    specs = tmp_path / "specs"
+    write(
+        specs,
+        "node.schema.json",
+        {
+            "$id": "node",
+            "type": "object",
+            "properties": {"next": {"$ref": "node"}, "v": {"type": "integer"}},
+        },
+    )
+    result = compiled(specs)
+    assert result.files is not None, errors(result)
+    Node = model(tmp_path, result.files, "node", "Node", import_package)
+    Node.model_validate({"next": {"next": {"v": 1}}})
+    with pytest.raises(ValidationError):
+        Node.model_validate({"next": {"v": "x"}})
+
+
+def test_a_ref_to_another_entity_by_its_relative_id_embeds_it(
+    tmp_path: Path, import_package: Any
+) -> None:
+    specs = tmp_path / "specs"
+    write(specs, "a.schema.json", {"$id": "item", "type": "integer", "minimum": 1})
+    write(
+        specs,
+        "b.schema.json",
+        {"type": "object", "properties": {"p": {"$ref": "item"}}},
+    )
+    result = compiled(specs)
+    assert result.files is not None, errors(result)
+    B = model(tmp_path, result.files, "b", "B", import_package)
+    assert B.model_validate({"p": 2}).model_dump() == {"p": 2}
+    with pytest.raises(ValidationError):
+        B.model_validate({"p": 0})
+
+
+def test_data_under_an_unknown_keyword_is_no_loop(
+    tmp_path: Path, import_package: Any
+) -> None:
+    specs = tmp_path / "specs"
+    schema = {
+        "type": "object",
+        "x-a": {"$ref": "#/x-a"},
+        "x-b": {"anyOf": [{"$ref": "#/x-b"}]},
+        "$defs": {"N": {"type": "integer"}},
+        "properties": {"n": {"$ref": "#/$defs/N"}},
+    }
+    write(specs, "thing.schema.json", schema)
+    result = compiled(specs)
+    assert result.files is not None, errors(result)
+    Thing = model(tmp_path, result.files, "thing", "Thing", import_package)
+    assert Thing.model_validate({"n": 1}).n == 1
+
+
+def test_a_ref_under_an_unknown_keyword_is_not_rewritten_with_a_real_one(
+    tmp_path: Path, import_package: Any
+) -> None:
+    specs = tmp_path / "specs"
+    write(specs, "item.schema.json", {"type": "integer"})
+    schema = {
+        "type": "object",
+        "x-note": {"$ref": "item.schema.json"},
+        "properties": {"i": {"$ref": "item.schema.json"}},
+    }
+    write(specs, "thing.schema.json", schema)
+    result = compiled(specs)
+    assert result.files is not None, errors(result)
+    assert '"x-note": {"$ref": "item.schema.json"}' in result.files["thing.py"]
+    Thing = model(tmp_path, result.files, "thing", "Thing", import_package)
+    with pytest.raises(ValidationError):
+        Thing.model_validate({"i": "s"})

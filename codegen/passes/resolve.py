@@ -26,7 +26,6 @@ from ..ir import (
     JObject,
     SpecModule,
     Tool,
-    rewrite_schema,
     schema_objects,
 )
 from ..runtime.validation import SUBSCHEMA, SUBSCHEMA_LISTS, SUBSCHEMA_MAPS
@@ -204,14 +203,30 @@ _SCHEMA_VALUED = frozenset((*SUBSCHEMA, *SUBSCHEMA_LISTS))
 def iter_refs(schema: Any, pointer: str = "") -> Iterator[tuple[JObject, str]]:
     """Every object holding a `$ref` in schema positions, with its JSON pointer; iterative, so depth is no risk.
 
+    A `$ref` inside `default`, `examples`, `enum`, `const` or an unknown keyword is data.
+    """
+    return (
+        (node, at)
+        for node, at in schema_positions(schema, pointer)
+        if isinstance(node.get("$ref"), str)
+    )
+
+
+def schema_positions(
+    schema: Any, pointer: str = "", pointers: bool = True
+) -> Iterator[tuple[JObject, str]]:
+    """Every schema object of a document, with its JSON pointer ("" without `pointers`: building them costs
+    the square of the depth); iterative, so depth is no risk.
+
     Schema positions are the subschemas of the keywords that hold them, as the runtime validator's index reads
     them, and whatever a `$ref` within the document points to (a pointer may name data under an unknown keyword
-    as a schema). A `$ref` inside `default`, `examples`, `enum`, `const` or an unknown keyword is data.
+    as a schema).
     """
     done: set[int] = (
         set()
     )  # the objects walked (a walk from a pointer's target skips them)
     starts = [(schema, pointer)]
+    step = _step if pointers else _no_step
     first = True
     while starts:
         stack = [starts.pop(0)]
@@ -221,25 +236,31 @@ def iter_refs(schema: Any, pointer: str = "") -> Iterator[tuple[JObject, str]]:
                 continue
             done.add(id(node))
             if isinstance(node, JArray):
-                stack.extend((item, f"{at}/{i}") for i, item in enumerate(node))
+                stack.extend((item, step(at, str(i))) for i, item in enumerate(node))
             if not isinstance(node, JObject):
                 continue
+            yield node, at
             ref = node.get("$ref")
             if isinstance(ref, str):
-                yield node, at
                 target = _local_target(schema, ref)
                 if target is not None and id(target[1]) not in done:
                     starts.append((target[1], target[0]))
             for key in sorted(node, reverse=True):
                 value = node[key]
-                child = f"{at}/{escape_pointer(key)}"
+                child = step(at, key)
                 if key in SUBSCHEMA_MAPS and isinstance(value, JObject):
-                    stack.extend(
-                        (v, f"{child}/{escape_pointer(k)}") for k, v in value.items()
-                    )
+                    stack.extend((v, step(child, k)) for k, v in value.items())
                 elif key in _SCHEMA_VALUED and isinstance(value, (JObject, JArray)):
                     stack.append((value, child))
         first = False
+
+
+def _step(at: str, token: str) -> str:
+    return f"{at}/{escape_pointer(token)}"
+
+
+def _no_step(at: str, token: str) -> str:
+    return ""
 
 
 def _local_target(root: Any, ref: str) -> tuple[str, Any] | None:
@@ -460,7 +481,8 @@ class DocumentBuilder:
         state: dict[int, int] = (
             {}
         )  # id of a schema object -> 1 on the current path, 2 done
-        for start in schema_objects(root):
+        # Only schemas: an object under an unknown keyword is data unless a pointer names it.
+        for start, _ in schema_positions(root, pointers=False):
             if id(start) in state:
                 continue
             state[id(start)] = 1
@@ -518,7 +540,7 @@ class DocumentBuilder:
                 replacements[ref] = "#" + prefix + ref[1:]
         if not replacements:
             return schema, has_ids, local
-        return _replace_refs(schema, replacements), has_ids, local
+        return _replace_refs(schema, replacements, nodes), has_ids, local
 
     def _target(
         self,
@@ -618,11 +640,31 @@ class DocumentBuilder:
         )
 
 
-def _replace_refs(schema: Any, replacements: dict[str, str]) -> Any:
-    def visit(node: JObject) -> JObject:
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref in replacements:
-            return node.replace(**{"$ref": replacements[ref]})
-        return node
+def _replace_refs(
+    schema: Any, replacements: dict[str, str], nodes: Collection[JObject]
+) -> Any:
+    """`schema` with the `$ref` of each of `nodes` (its schema positions holding one) replaced; the same string
+    elsewhere (data under an unknown keyword) is left as written."""
+    chosen = {id(node) for node in nodes}
 
-    return rewrite_schema(schema, visit)
+    def visit(node: Any) -> Any:
+        if isinstance(node, JArray):
+            items = [visit(item) for item in node]
+            if all(new is old for new, old in zip(items, node)):
+                return node
+            return JArray(items, node.span, node.item_spans)
+        if not isinstance(node, JObject):
+            return node
+        changes = {
+            key: new
+            for key, value in node.items()
+            if key not in DATA_KEYWORDS
+            and isinstance(value, (JObject, JArray))
+            and (new := visit(value)) is not value
+        }
+        ref = node.get("$ref")
+        if id(node) in chosen and isinstance(ref, str) and ref in replacements:
+            changes["$ref"] = replacements[ref]
+        return node.replace(**changes) if changes else node
+
+    return visit(schema)
