@@ -13,6 +13,7 @@ literal (`literal.py`), as in the generated modules. A schema the planner leaves
 from __future__ import annotations
 
 import __future__
+import decimal
 from typing import Any
 
 from . import checks as _checks
@@ -51,7 +52,7 @@ def write_check(document: Any, pointer: str) -> Check | None:
         flags=__future__.annotations.compiler_flag,
         dont_inherit=True,
     )
-    namespace: dict[str, Any] = {"_checks": _checks, "Any": Any}
+    namespace: dict[str, Any] = {"_checks": _checks, "Any": Any, "_decimal": decimal}
     exec(code, namespace)
     found: Check = namespace[name]
     return found

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 
@@ -26,6 +27,12 @@ def py_literal(value: Any) -> str:
         if not math.isfinite(value):
             raise ValueError("non-finite numbers are not JSON")
         return repr(value).replace("e+", "e")  # black writes 1e16, not 1e+16
+    if isinstance(value, Decimal):
+        # A number no float holds (`1e999`, `1e-400`), exactly; the module imports `decimal as _decimal`
+        # (`holds_decimal`). `str` of a finite Decimal is digits, a point and an exponent only.
+        if not value.is_finite():
+            raise ValueError("non-finite numbers are not JSON")
+        return f'_decimal.Decimal("{value}")'
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join([py_literal(v) for v in value]) + "]"
     if isinstance(value, dict) or isinstance(value, Mapping):
@@ -37,6 +44,20 @@ def py_literal(value: Any) -> str:
             + "}"
         )
     raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+def holds_decimal(value: Any) -> bool:
+    """Whether a JSON value holds a Decimal anywhere (its literal then needs `_decimal`)."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, Decimal):
+            return True
+        if isinstance(item, (list, tuple)):
+            todo.extend(item)
+        elif isinstance(item, Mapping):
+            todo.extend(item.values())
+    return False
 
 
 def string_literal(text: str) -> str:

@@ -61,7 +61,7 @@ from .validation import (
 from .validation.data import _check_data
 from .validation.formats import _DATE_TIME, _valid_date, _valid_date_time
 from .validation.numbers import _is_multiple
-from .validation.translation import _Translation
+from .validation.patterns import _rust_translation
 from .checks import Check
 from .checks import run as run_check
 
@@ -95,7 +95,9 @@ def to_json_data(value: Any) -> Any:
     if isinstance(value, uuid.UUID):
         return str(value)
     if isinstance(value, float) and value.is_integer() and abs(value) >= _INT64_LIMIT:
-        return int(value)
+        # The integer the float's literal writes, as the interpreter reads a float (its binary value
+        # may differ in the last digits, and so in `multipleOf`, bounds and equality).
+        return int(Decimal(repr(value)))
     return value
 
 
@@ -464,11 +466,19 @@ UNIQUE_STRINGS = _UniqueStrings()
 
 class Pattern:
     """`pattern`, on pydantic-core's Rust engine as the interpreter runs it (its translation there, made when
-    the model class is built). Text with lone surrogates, which Rust cannot hold, goes to the interpreter's
-    matcher, which decides it (see `validation.patterns`)."""
+    the model class is built). Text with lone surrogates, which Rust cannot hold, and every text for a pattern
+    with lookaround, which Rust lacks, go to the interpreter's matcher, which decides it (see
+    `validation.patterns`)."""
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
+
+    def _matched(self, value: Any) -> Any:
+        if compile_pattern(self.pattern).search(value):
+            return value
+        raise PydanticCustomError(
+            "json_schema", "does not match {pattern}", {"pattern": self.pattern}
+        )
 
     def _surrogates(self, value: Any) -> Any:
         if (
@@ -485,7 +495,14 @@ class Pattern:
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
-        rust = _Translation(self.pattern).run()
+        rust = _rust_translation(self.pattern)
+        if rust is None:
+            return core_schema.chain_schema(
+                [
+                    handler(source),
+                    core_schema.no_info_plain_validator_function(self._matched),
+                ]
+            )
         matched = core_schema.str_schema(pattern=rust, regex_engine="rust-regex")
         choices: list[Any] = [
             matched,

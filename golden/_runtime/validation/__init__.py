@@ -23,16 +23,22 @@ Deliberate choices beyond plain draft 2020-12:
   date-time that is also a real calendar date and time (so leap seconds are
   rejected), because the compiler maps those to ``datetime.date`` /
   ``datetime.datetime`` and both layers must agree.
-* ``pattern`` answers as Python ``re.search`` does, except that an unescaped
-  ``$`` outside a character class means end of input, as in ECMA-262, not
-  "end or before a final newline", and ``\\p{...}`` general-category escapes
-  are supported.  But matching never backtracks: it runs on the Rust regex
-  engine inside pydantic-core, in time linear in the text, and patterns that
-  need backtracking (backreferences, lookaround, possessive quantifiers,
-  atomic groups), Unicode ``\\b`` or are too large are refused (see
+* ``pattern`` is an ECMA-262 regular expression read with the "u" flag, as
+  JSON Schema says (and jsonschema-rs and ajv read it), not Python's ``re``:
+  ``\\d`` is [0-9], ``\\w`` is [A-Za-z0-9_], ``\\s`` is ECMA's WhiteSpace and
+  LineTerminator, ``\\b`` looks at those ASCII word characters, ``.`` stops
+  at ``\\n``, ``\\r``, U+2028 and U+2029, ``$`` is the end of input,
+  ``\\cX`` is a control character, ``(?<name>...)`` a named group, and
+  ``\\p{...}`` general categories are supported; Python's extensions
+  (inline flags, ``\\A``, ``\\Z``) keep Python's meaning.  Matching never
+  backtracks: it runs in time linear in the text on the Rust regex engine
+  inside pydantic-core, or, for lookahead and lookbehind (of any width), on
+  ``automata``.  Patterns that need backtracking (backreferences, possessive
+  quantifiers, atomic groups) or are too large are refused (see
   :func:`compile_pattern`).  Text with lone surrogates, which Rust cannot
   hold, is matched with U+FFFD in their place when the pattern cannot tell
-  the two apart, and fails the pattern otherwise.
+  the two apart, and fails the pattern otherwise (a pattern with lookaround
+  matches it as it is).
 * Numbers with more than 4300 digits (Python's own limit for int <-> text)
   are refused; exponents may be anything (``multipleOf`` never expands them).
 * Remote references are never fetched: a ``$ref`` can reach the document
@@ -61,7 +67,8 @@ Modules, each importing only those listed before it:
 * ``problems``: :class:`Problem`, instance locations, message wording.
 * ``data``: the JSON data model over Python values (type, equality, display).
 * ``charsets``: code-point sets and Unicode general categories.
-* ``translation``: ECMA-262 -> Python ``re`` -> Rust ``regex`` syntax.
+* ``translation``: ECMA-262 -> Python ``re`` syntax -> tokens -> Rust ``regex``.
+* ``automata``: the linear-time matcher of patterns with lookaround.
 * ``patterns``: :func:`compile_pattern` and the linear-time :class:`Matcher`.
 * ``index``: subschema keywords; ``$id``/anchor index of a document.
 * ``context``: dynamic scope, annotations, the state keyword families share.

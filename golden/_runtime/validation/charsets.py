@@ -15,6 +15,37 @@ from .limits import _MAX_CACHED_PATTERNS
 _Ranges = tuple[tuple[int, int], ...]
 _EVERYTHING: _Ranges = ((0, sys.maxunicode),)
 _NOT_NEWLINE: _Ranges = ((0, 9), (11, sys.maxunicode))
+# ECMA-262's sets (22.2.2.9): \d and \w are ASCII; "." stops at every
+# LineTerminator; \s is WhiteSpace (TAB, VT, FF, ZWNBSP and every
+# Space_Separator: listed here, as scanning unicodedata for them would cost
+# every process a pass over all code points; the tests hold the list to
+# unicodedata's Zs) plus LineTerminator.
+_ECMA_DIGIT: _Ranges = ((0x30, 0x39),)
+_ECMA_WORD: _Ranges = ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A))
+_LINE_TERMINATORS: _Ranges = ((0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029))
+_ECMA_DOT: _Ranges = ((0, 9), (11, 12), (14, 0x2027), (0x202A, sys.maxunicode))
+_SPACE_SEPARATORS: _Ranges = (
+    (0x20, 0x20),
+    (0xA0, 0xA0),
+    (0x1680, 0x1680),
+    (0x2000, 0x200A),
+    (0x202F, 0x202F),
+    (0x205F, 0x205F),
+    (0x3000, 0x3000),
+)
+# TAB to CR, the separators, LS and PS, ZWNBSP: sorted and merged.
+_ECMA_SPACE: _Ranges = (
+    (0x09, 0x0D),
+    (0x20, 0x20),
+    (0xA0, 0xA0),
+    (0x1680, 0x1680),
+    (0x2000, 0x200A),
+    (0x2028, 0x2029),
+    (0x202F, 0x202F),
+    (0x205F, 0x205F),
+    (0x3000, 0x3000),
+    (0xFEFF, 0xFEFF),
+)
 
 
 def _merge(ranges: Iterable[tuple[int, int]]) -> _Ranges:
@@ -37,6 +68,26 @@ def _complement(ranges: _Ranges) -> _Ranges:
     if start <= sys.maxunicode:
         gaps.append((start, sys.maxunicode))
     return tuple(gaps)
+
+
+def _ecma_class(letter: str) -> _Ranges:
+    """The set of ECMA-262's ``\\d``, ``\\D``, ``\\w``, ``\\W``, ``\\s`` or ``\\S``."""
+    lower = letter.lower()
+    if lower == "d":
+        ranges = _ECMA_DIGIT
+    elif lower == "w":
+        ranges = _ECMA_WORD
+    else:
+        ranges = _ECMA_SPACE
+    return _complement(ranges) if letter != lower else ranges
+
+
+def _python_class_body(ranges: _Ranges) -> str:
+    """A Python character-class body (no brackets) naming exactly *ranges*."""
+    return "".join(
+        f"\\U{low:08x}" if low == high else f"\\U{low:08x}-\\U{high:08x}"
+        for low, high in ranges
+    )
 
 
 def _surrogates_like_fffd(ranges: _Ranges) -> bool:
@@ -176,9 +227,4 @@ def _category_ranges(name: str, negated: bool) -> str:
     """Python character-class body for a general category (or its
     complement, for ``\\P`` inside a class)."""
     ranges = _category_set(name)
-    if negated:
-        ranges = _complement(ranges)
-    return "".join(
-        f"\\U{low:08x}" if low == high else f"\\U{low:08x}-\\U{high:08x}"
-        for low, high in ranges
-    )
+    return _python_class_body(_complement(ranges) if negated else ranges)

@@ -1,30 +1,43 @@
 """``pattern`` as this validator applies it: compiled once into a
-:class:`Matcher` that runs in time linear in the text."""
+:class:`Matcher` that runs in time linear in the text.
+
+Two engines, one meaning.  A pattern is first translated (see
+:mod:`translation`) into tokens whose atoms are explicit ECMA-262 sets of code
+points.  Without lookaround, the tokens run on the Rust ``regex`` crate inside
+pydantic-core: linear, compiled, and what native models use too.  With
+lookaround, which the Rust engine lacks, they run on :mod:`automata`, a
+linear NFA simulation in pure Python that evaluates each lookaround as a
+per-position predicate before the main pass.  Backreferences stay refused: no
+linear-time algorithm for them is known."""
 
 from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING
 
+from .automata import Machine, compile_tokens
 from .limits import _MAX_CACHED_PATTERNS
 from .translation import (
     PatternError,
     UnsupportedPattern,
-    _translate_pattern,
+    _python_syntax,
+    _rust,
     _Translation,
 )
 
 if TYPE_CHECKING:
     from pydantic_core import SchemaValidator
 
+    from .translation import _Token
+
 
 def compile_pattern(pattern: str) -> Matcher:
     """Compile a JSON Schema ``pattern`` the way this validator applies it.
 
     Raises :class:`PatternError` (an ``re.error``) for patterns Python cannot
-    compile and for those that need backtracking (backreferences, lookaround)
-    or are too large, so a compiler can report them up front instead of every
-    call failing at run time.  Results are cached.
+    compile and for those that need backtracking (backreferences, atomic
+    groups) or are too large, so a compiler can report them up front instead
+    of every call failing at run time.  Results are cached.
     """
     found = _PATTERNS.get(pattern)
     if found is None:
@@ -44,20 +57,27 @@ class Matcher:
     """A compiled ``pattern``; :meth:`search` takes time linear in the text.
 
     Matching runs on the Rust ``regex`` crate inside pydantic-core, which
-    never backtracks.  Every atom that matches a character is spelt out as an
-    explicit set of code points computed with Python's ``re`` itself, so the
-    verdict is that of ``re.search`` (with ``$`` as end of input).
+    never backtracks, or, for a pattern with lookaround, on :mod:`automata`.
+    Every atom that matches a character is spelt out as an explicit set of
+    code points with its ECMA-262 meaning, so both engines read it alike.
     """
 
-    __slots__ = ("pattern", "_validator", "_surrogates_as_fffd")
+    __slots__ = ("pattern", "_validator", "_machine", "_surrogates_as_fffd")
 
-    def __init__(self, pattern: str, rust: str, surrogates_as_fffd: bool) -> None:
+    def __init__(
+        self, pattern: str, tokens: list[_Token], surrogates_as_fffd: bool
+    ) -> None:
         self.pattern = pattern
-        self._validator = _rust_validator(rust, pattern)
+        rust = _rust(tokens)
+        self._validator = None if rust is None else _rust_validator(rust, pattern)
+        self._machine = None if rust is not None else Machine(compile_tokens(tokens))
         self._surrogates_as_fffd = surrogates_as_fffd
 
     def search(self, text: str) -> bool:
         """Whether the pattern matches somewhere in *text*."""
+        if self._machine is not None:  # Python text holds lone surrogates
+            return self._machine.search(text)
+        assert self._validator is not None
         if not text.isascii() and _SURROGATE.search(text):
             # Rust text cannot hold lone surrogates.  When every set of the
             # pattern treats them as it treats U+FFFD, that stand-in gives the
@@ -83,14 +103,20 @@ def _pattern(pattern: str) -> Matcher | None:
 def _compile_pattern(pattern: str) -> Matcher:
     try:
         # Python's parser is the judge of syntax (and of its error messages).
-        re.compile(_translate_pattern(pattern))
+        re.compile(_python_syntax(pattern))
     except re.error as error:
         raise PatternError(error.msg, pattern, error.pos) from None
     except (OverflowError, RecursionError) as error:
         raise UnsupportedPattern(f"too large or too deeply nested ({error})") from None
     translation = _Translation(pattern)
-    rust = translation.run()
-    return Matcher(pattern, rust, translation.surrogates_as_fffd)
+    tokens = translation.run()
+    return Matcher(pattern, tokens, translation.surrogates_as_fffd)
+
+
+def _rust_translation(pattern: str) -> str | None:
+    """The pattern in Rust syntax, for a pattern :func:`compile_pattern`
+    accepted; None when it runs on :mod:`automata` instead."""
+    return _rust(_Translation(pattern).run())
 
 
 def _rust_validator(rust: str, pattern: str) -> SchemaValidator:

@@ -21,12 +21,15 @@ import copy
 import json
 import math
 import re
+import uuid
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from decimal import Decimal
 from typing import Any
 from urllib.parse import unquote
 
 # Keywords whose values are subschemas (for rewriting `$ref`s): the validator's own lists.
+from .literal import holds_decimal
 from .validation import SUBSCHEMA, SUBSCHEMA_LISTS, SUBSCHEMA_MAPS
 
 __all__ = [
@@ -179,6 +182,17 @@ _TYPE_KEYWORDS = {
 _TYPE_KEYWORDS["integer"] = _TYPE_KEYWORDS["number"]
 _ALL_TYPE_KEYWORDS = frozenset().union(*_TYPE_KEYWORDS.values())
 _MAX_REF_HOPS = 64
+# Strict mode inlines the target of a `$ref` with siblings, and such targets may refer on with siblings: a
+# target is inlined only this many conversions deep (beyond, it is a `$defs` entry like any other), so chains
+# of references, which no nesting limit of a document bounds, cannot make the conversion recurse without end.
+_MAX_INLINE_DEPTH = 32
+# Inlinings of a target inlined before, per tool: past them a repeated target is a `$defs` entry, so
+# definitions each inlining the next twice cannot double the export at every link.
+_INLINE_BUDGET = 64
+# Instance nesting `openai_arguments` undoes (the validator refuses deeper instances: validation/limits.py).
+_MAX_UNDO_DEPTH = 64
+# `$ref`s one XML element may be nested through: deeper, a definition is named, not shown (as a cycle is).
+_MAX_XML_REFS = 32
 # Elements of one tool's XML after which a definition already shown is named instead of repeated.
 _XML_BUDGET = 200
 # Characters XML 1.0 cannot carry at all, not even as character references: what its Char production leaves
@@ -309,6 +323,9 @@ def _dump(value: Any, out: list[str], newline: str) -> None:
             out.append("Infinity" if value > 0 else "-Infinity")
         else:
             out.append(float.__repr__(value))
+    elif isinstance(value, Decimal) and value.is_finite():
+        # A number no float holds (`1E+999`), digit for digit: `str` of it is JSON number text.
+        out.append(str(value))
     else:
         raise _Unusual
 
@@ -504,7 +521,7 @@ def openai_arguments(
     """
     document = _schema_document(input_schema)
     problems: list[tuple[str, str]] = []
-    value = _Strict(document).undo(document, arguments, "", problems, 0)
+    value = _Strict(document).undo(document, arguments, "", problems)
     return value, problems
 
 
@@ -518,8 +535,14 @@ class _Strict:
         # name -> strict schema, in the order first needed
         self.defs: dict[str, Any] = {}
         self.def_names: dict[str, str] = {}  # JSON pointer -> name
-        # pointers being inlined (a ref with siblings), against cycles
+        # definitions named but not yet converted (name, target): converted one after another by
+        # `root_object`, not inside the conversion that named them, so a chain of references is a loop
+        self.pending: list[tuple[str, Any]] = []
+        # pointers being inlined (a ref with siblings), against cycles; pointers inlined so far
         self.inlining: list[str] = []
+        self.inlined: set[str] = set()
+        self.repeats = 0  # inlinings of a pointer inlined before
+        self.level = 0  # conversions under way (`convert` within `convert`)
         # Memos by identity; each keeps its schema alive, so an id is never reused while it is cached.
         self.shapes: dict[int, tuple[Any, str]] = {}
         self.transparency: dict[int, tuple[Any, bool]] = {}
@@ -589,42 +612,96 @@ class _Strict:
     def transparent(self, schema: Any) -> bool:
         """Whether a strict call's values need no undoing here: alternatives must be, since `undo` cannot tell
         which one a value took. True when no object below has an optional, non-nullable property and nothing
-        below is sent as JSON text."""
+        below is sent as JSON text.
+
+        Below means reachable through alternatives, items, properties and `$ref`s, so the walk is a loop
+        (Tarjan's strongly connected components, with a stack of its own): a chain of references as long as
+        the document allows cannot exhaust Python's. A cycle adds nothing new: all the schemas of one
+        component are transparent together or not at all.
+        """
         if not isinstance(schema, Mapping):
             return False
-        key = id(schema)
-        if key not in self.transparency:
-            # A reference cycle adds nothing new.
-            self.transparency[key] = (schema, True)
-            self.transparency[key] = (schema, self._transparent(schema))
-        return self.transparency[key][1]
+        if id(schema) in self.transparency:
+            return self.transparency[id(schema)][1]
+        order: dict[int, int] = {}  # schema -> its visit number
+        low: dict[int, int] = {}  # the least visit number reachable in its component
+        clear: dict[int, bool] = {}  # itself and what it reaches outside its component
+        component: list[Any] = []
+        on_component: set[int] = set()
+        work: list[tuple[Any, Iterator[Any]]] = []
 
-    def _transparent(self, schema: Mapping[str, Any]) -> bool:
+        def visit(node: Any) -> None:
+            key = id(node)
+            order[key] = low[key] = len(order)
+            own, below = self._transparency_step(node)
+            clear[key] = own
+            component.append(node)
+            on_component.add(key)
+            work.append((node, iter(below)))
+
+        visit(schema)
+        while work:
+            node, below = work[-1]
+            key = id(node)
+            child = next(below, _DONE)
+            if child is not _DONE:
+                child_key = id(child)
+                if not isinstance(child, Mapping):
+                    clear[key] = False
+                elif child_key in self.transparency:
+                    clear[key] = clear[key] and self.transparency[child_key][1]
+                elif child_key not in order:
+                    visit(child)
+                elif child_key in on_component:
+                    low[key] = min(low[key], order[child_key])
+                continue
+            work.pop()
+            if work:  # (a member of the parent's component, unless settled below)
+                parent = id(work[-1][0])
+                low[parent] = min(low[parent], low[key])
+            if low[key] == order[key]:  # the root of a component: settle it
+                members: list[Any] = []
+                while True:
+                    member = component.pop()
+                    on_component.discard(id(member))
+                    members.append(member)
+                    if member is node:
+                        break
+                result = all(clear[id(m)] for m in members)
+                for member in members:
+                    self.transparency[id(member)] = (member, result)
+                if work:
+                    parent = id(work[-1][0])
+                    clear[parent] = clear[parent] and result
+        return self.transparency[id(schema)][1]
+
+    def _transparency_step(self, schema: Mapping[str, Any]) -> tuple[bool, list[Any]]:
+        """Whether `schema` itself keeps values as they are, and the schemas below it that must too."""
         alternatives = _alternatives(schema)
         types = _types(schema) or []
         if isinstance(alternatives, list) and not _enum_values(schema):
-            return all(self.transparent(a) for a in alternatives)
+            return True, list(alternatives)
         if len([t for t in types if t != "null"]) > 1:
-            return all(self.transparent(b) for b in _split_types(schema))
+            return True, list(_split_types(schema))
         shape = self.shape(schema)
         if shape == "json":
-            return False
+            return False, []
         if shape == "ref":
-            return self.transparent(_resolve(self.root, schema["$ref"]))
+            return True, [_resolve(self.root, schema["$ref"])]
         if shape == "allof":
-            return self.transparent(schema["allOf"][0])
+            return True, [schema["allOf"][0]]
         if shape == "array":
-            return self.transparent(schema.get("items", True))
+            return True, [schema.get("items", True)]
+        below: list[Any] = []
         if shape == "object":
             required = _required(schema)
             for name, sub in _properties(schema).items():
                 if sub is False:
                     continue
                 if name not in required and not self.accepts_null(sub):
-                    return False
-                if not self.transparent(sub):
-                    return False
-        return True
+                    return False, []
+                below.append(sub)
+        return True, below
 
     def accepts_null(self, schema: Any, hops: int = 0) -> bool:
         """Whether the schema (clearly) admits null; unsure answers are False, so null means "not given"."""
@@ -669,11 +746,23 @@ class _Strict:
     def root_object(self) -> tuple[dict[str, Any], list[str]]:
         """The strict parameters schema, and notes for the tool's description (root-level constraints)."""
         parameters, notes = self.object(self.root_target(), top=True)
+        done = 0
+        while done < len(self.pending):  # (each conversion may name more)
+            name, target = self.pending[done]
+            self.defs[name] = self.convert(target)
+            done += 1
         if self.defs:
             parameters["$defs"] = self.defs
         return parameters, notes
 
     def convert(self, schema: Any, optional: bool = False) -> dict[str, Any]:
+        self.level += 1
+        try:
+            return self._convert(schema, optional)
+        finally:
+            self.level -= 1
+
+    def _convert(self, schema: Any, optional: bool) -> dict[str, Any]:
         shape = self.shape(schema)
         if shape == "object":
             result, notes = self.object(schema)
@@ -787,15 +876,26 @@ class _Strict:
         )
         if pointer == "":
             return _annotate({"$ref": "#"}, schema, notes), []
-        if siblings and pointer not in self.inlining:
+        if siblings and self.may_inline(pointer):
             # Strict mode takes no keywords beside `$ref`: inline the target (its own refs stay refs).
+            self.repeats += pointer in self.inlined
+            self.inlined.add(pointer)
             self.inlining.append(pointer)
             try:
                 inlined = self.convert(target)
             finally:
                 self.inlining.pop()
             return _annotate(inlined, schema, notes), []
-        return {"$ref": "#/$defs/" + self.define(pointer, target)}, []
+        reference = {"$ref": "#/$defs/" + self.define(pointer, target)}
+        return _annotate(reference, schema, notes), []
+
+    def may_inline(self, pointer: str) -> bool:
+        """Whether the target at `pointer` of a `$ref` with siblings is inlined here: not inside its own
+        inlining, not too deep, and not once more past the budget (else it is named, siblings beside it).
+        """
+        if pointer in self.inlining or self.level >= _MAX_INLINE_DEPTH:
+            return False
+        return pointer not in self.inlined or self.repeats < _INLINE_BUDGET
 
     def define(self, pointer: str, target: Any) -> str:
         name = self.def_names.get(pointer)
@@ -806,8 +906,8 @@ class _Strict:
                 number += 1
                 name = f"{base}_{number}"
             self.def_names[pointer] = name
-            self.defs[name] = {}  # reserve the place (recursion)
-            self.defs[name] = self.convert(target)
+            self.defs[name] = {}  # its place, in the order first needed
+            self.pending.append((name, target))
         return name
 
     # -- strict instance back to the tool's own meaning
@@ -818,32 +918,33 @@ class _Strict:
         value: Any,
         path: str,
         problems: list[tuple[str, str]],
-        hops: int,
+        depth: int = 0,
     ) -> Any:
+        """`value` as the tool's own `schema` means it. `depth` counts the values it is nested in: past the
+        validator's bound the value is left as it is (the validator refuses it anyway), so no instance makes
+        this recurse deeper, and the `$ref`s and single members at one value are followed in a loop.
+        """
+        schema = self.through(schema)
         shape = self.shape(schema)
         if shape == "json":
             if not isinstance(value, str):
                 return value
             try:
                 return json.loads(value)
+            except RecursionError:
+                problems.append(
+                    (path, "the JSON text of the value is nested too deeply")
+                )
+                return value
             except ValueError as exc:
                 problems.append((path, f"expected JSON text of the value ({exc})"))
                 return value
-        if value is None or hops > _MAX_REF_HOPS:
+        if value is None or depth > _MAX_UNDO_DEPTH:
             return value
-        if shape == "ref":
-            target = _resolve(self.root, schema["$ref"])
-            return self.undo(target, value, path, problems, hops + 1)
-        if shape == "allof":
-            return self.undo(schema["allOf"][0], value, path, problems, hops + 1)
-        if shape == "nullable":
-            alternatives = _alternatives(schema) or []
-            (inner,) = [a for a in alternatives if not _is_null_schema(a)]
-            return self.undo(inner, value, path, problems, hops + 1)
         if shape == "array" and isinstance(value, list):
             items = schema.get("items", True)
             return [
-                self.undo(items, item, f"{path}[{index}]", problems, 0)
+                self.undo(items, item, f"{path}[{index}]", problems, depth + 1)
                 for index, item in enumerate(value)
             ]
         if shape == "object" and isinstance(value, Mapping):
@@ -858,12 +959,32 @@ class _Strict:
                 if item is None and key not in required and not self.accepts_null(sub):
                     continue  # strict mode's way of leaving it out
                 child = f"{path}.{key}" if path else str(key)
-                result[key] = self.undo(sub, item, child, problems, 0)
+                result[key] = self.undo(sub, item, child, problems, depth + 1)
             return result
         return value  # scalars, and alternatives (transparent by construction)
 
+    def through(self, schema: Any) -> Any:
+        """The schema a value of `schema` takes its shape from: through `$ref`s, single `allOf` members and
+        nullable alternatives, however many (a loop of them that never reaches another shape ends where it
+        closes)."""
+        seen: set[int] = set()
+        while id(schema) not in seen:
+            seen.add(id(schema))
+            shape = self.shape(schema)
+            if shape == "ref":
+                schema = _resolve(self.root, schema["$ref"])
+            elif shape == "allof":
+                schema = schema["allOf"][0]
+            elif shape == "nullable":
+                alternatives = _alternatives(schema) or []
+                (schema,) = [a for a in alternatives if not _is_null_schema(a)]
+            else:
+                break
+        return schema
+
 
 _JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "null"})
+_DONE = object()  # the end of an iterator, for `next`
 
 
 def _json_text(schema: Any) -> dict[str, Any]:
@@ -996,7 +1117,32 @@ def _compact(value: Any) -> str:
         return int.__repr__(value)
     if kind is str:
         return _json_string(value)
+    if holds_decimal(value):
+        return _compact_decimals(value)
     return _COMPACT(value)
+
+
+def _compact_decimals(value: Any) -> str:
+    """`_compact` of a value holding a Decimal (a number no float holds), which `json` cannot write: each
+    Decimal is written as its own digits in the place of a mark no string holds by chance.
+    """
+    found: list[Decimal] = []
+    nonce = uuid.uuid4().hex
+
+    def mark(item: Any) -> Any:
+        if isinstance(item, Decimal):
+            found.append(item)
+            return f"{nonce}:{len(found) - 1}"
+        if isinstance(item, Mapping):
+            return {key: mark(member) for key, member in item.items()}
+        if isinstance(item, (list, tuple)):
+            return [mark(member) for member in item]
+        return item
+
+    text = _COMPACT(mark(value))
+    for index, number in enumerate(found):
+        text = text.replace(f'"{nonce}:{index}"', str(number), 1)
+    return text
 
 
 # `json.dumps(value, ensure_ascii=False, separators=(",", ":"))`, whose arguments make it build an encoder
@@ -1072,6 +1218,8 @@ def _value_types(values: list[Any]) -> list[str]:
             kind = "integer"
         elif isinstance(value, float):
             kind = "number"
+        elif isinstance(value, Decimal):
+            kind = "integer" if value == value.to_integral_value() else "number"
         elif isinstance(value, str):
             kind = "string"
         else:
@@ -1243,6 +1391,8 @@ class _Xml:
                 break
             if sharing and pointer in self.expanded and self.elements >= _XML_BUDGET:
                 break
+            if sharing and len(stack) > _MAX_XML_REFS:
+                break
             stack.append(pointer)
             name = _last_token(pointer) or None
             merged = {k: v for k, v in schema.items() if k != "$ref"}
@@ -1262,8 +1412,11 @@ class _Xml:
         schema, ref_name = self.follow(original, stack, sharing=True)
         self.expanded.update(stack[depth:])
         pointer = _pointer_of(schema) if isinstance(schema, Mapping) else None
-        # An enclosing element's structure, or one shown before: named, not repeated.
-        cycle = pointer is not None and (pointer in stack or pointer in self.expanded)
+        # An enclosing element's structure, one shown before, or one nested through too many `$ref`s (which no
+        # nesting limit of a document bounds): named, not shown.
+        cycle = pointer is not None and (
+            pointer in stack or pointer in self.expanded or len(stack) > _MAX_XML_REFS
+        )
         element = ET.SubElement(parent, tag)
         self.elements += 1
         if name is not None:
@@ -1300,8 +1453,11 @@ class _Xml:
             ET.SubElement(element, "json_schema").text = _xml_text(_compact(body))
         del stack[depth:]
 
-    def type_of(self, schema: Any) -> str:
-        if not isinstance(schema, Mapping):
+    def type_of(self, schema: Any, depth: int = 0) -> str:
+        """The `type` attribute of an element of `schema`. `depth` counts the alternatives it is nested in (a
+        chain of alternatives referring on, which no nesting limit of a document bounds, is "any" beyond).
+        """
+        if not isinstance(schema, Mapping) or depth > _MAX_REF_HOPS:
             return "any"
         types = _types(schema)
         if types is None:
@@ -1316,22 +1472,23 @@ class _Xml:
                 found: list[str] = []
                 for keyword in ("anyOf", "oneOf"):
                     for alternative in schema.get(keyword) or []:
-                        for kind in self.alternative_type(alternative).split("|"):
+                        kinds = self.alternative_type(alternative, depth + 1)
+                        for kind in kinds.split("|"):
                             if kind not in found:
                                 found.append(kind)
                 types = found if found and "any" not in found else ["any"]
         return "|".join(types)
 
-    def alternative_type(self, alternative: Any) -> str:
+    def alternative_type(self, alternative: Any, depth: int) -> str:
         """type_of an alternative, once per definition a bare `$ref` names (so nested alternatives
         referring to the same definition cost nothing, and a definition among its own alternatives is "any").
         """
         pointer = _pointer_of(alternative) if isinstance(alternative, Mapping) else None
         if pointer is None or len(alternative) != 1:
-            return self.type_of(self.follow(alternative, [])[0])
+            return self.type_of(self.follow(alternative, [])[0], depth)
         if pointer not in self.types:
             self.types[pointer] = ""
-            self.types[pointer] = self.type_of(self.follow(alternative, [])[0])
+            self.types[pointer] = self.type_of(self.follow(alternative, [])[0], depth)
         return self.types[pointer] or "any"
 
     @staticmethod

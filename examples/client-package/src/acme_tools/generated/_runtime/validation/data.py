@@ -10,7 +10,7 @@ from decimal import Decimal
 from uuid import UUID
 
 from .limits import _MAX_DEPTH, _MAX_DIGITS, _MAX_SHOWN_BITS
-from .numbers import _is_integral, _too_long
+from .numbers import _float_key, _is_integral, _too_long
 from .problems import Problem, _Loc, _path
 
 
@@ -103,7 +103,9 @@ def _key(value: object) -> object:
     object key order ignored."""
     if isinstance(value, bool):
         return ("bool", value)
-    if value is None or isinstance(value, (str, int, float)):
+    if isinstance(value, float):
+        return _float_key(value)
+    if value is None or isinstance(value, (str, int)):
         return value  # numbers of different types already compare by value
     if isinstance(value, Decimal):
         if _is_integral(value):

@@ -32,14 +32,33 @@ def _as_count(value: object) -> int | None:
     return None
 
 
+# Integers of at most this size are floats exactly: a float compares with one by value as by its literal.
+_EXACT_FLOAT = 2**53
+
+
 def _aligned(a: Any, b: Any) -> tuple[Any, Any]:
-    """Compare a Decimal with a float by the float's JSON literal (shortest
-    repr), not its binary expansion: Decimal("0.1") >= 0.1 must hold."""
-    if isinstance(a, Decimal) and isinstance(b, float):
+    """Compare a float with a Decimal, or with an int no float holds, by the
+    float's JSON literal (shortest repr), not its binary expansion:
+    Decimal("0.1") >= 0.1 must hold, and so must 3.381401931792213e+31 <=
+    33814019317922130000000000000000 (the float's binary value is larger)."""
+    if isinstance(b, float) and (
+        isinstance(a, Decimal) or (isinstance(a, int) and abs(a) > _EXACT_FLOAT)
+    ):
         return a, Decimal(repr(b))
-    if isinstance(a, float) and isinstance(b, Decimal):
+    if isinstance(a, float) and (
+        isinstance(b, Decimal) or (isinstance(b, int) and abs(b) > _EXACT_FLOAT)
+    ):
         return Decimal(repr(a)), b
     return a, b
+
+
+def _float_key(value: float) -> int | float:
+    """A float under JSON equality: the integer its literal writes when no
+    float-sized comparison would find it (3.381401931792213e+31 is
+    33814019317922130000000000000000, not the float's binary value)."""
+    if abs(value) > _EXACT_FLOAT and value.is_integer():
+        return int(Decimal(repr(value)))
+    return value
 
 
 def _decimal_parts(value: int | float | Decimal) -> tuple[int, int]:
