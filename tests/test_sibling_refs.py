@@ -403,3 +403,21 @@ def test_a_ref_under_an_unknown_keyword_is_not_rewritten_with_a_real_one(
     Thing = model(tmp_path, result.files, "thing", "Thing", import_package)
     with pytest.raises(ValidationError):
         Thing.model_validate({"i": "s"})
+
+
+def test_specs_finding_each_other_by_ids_from_the_root_still_compile(
+    tmp_path: Path, import_package: Any
+) -> None:
+    specs = tmp_path / "specs"
+    write(
+        specs,
+        "a.schema.json",
+        {"$id": "/v1/core/a.json", "type": "object", "required": ["x"]},
+    )
+    write(
+        specs,
+        "sub/b.schema.json",
+        {"$id": "/v1/sub/b.json", "allOf": [{"$ref": "/v1/core/a.json"}]},
+    )
+    result = compiled(specs)
+    assert result.files is not None, errors(result)

@@ -191,10 +191,17 @@ def references(
 def rooted(schema: Any, file_uri: str | None) -> Any:
     """`schema` with a relative root `$id` resolved against the URI of the spec file that holds it, the
     document's retrieval URI (JSON Schema 2020-12 §8.2.1), so the references beside it (`base.json#/x`) name
-    files of the specs tree, as they do under no `$id`; every later reader sees the absolute `$id`.
+    files of the specs tree, as they do under no `$id`; every later reader sees the absolute `$id`. A path from
+    the root (`/schemas/a.json`) names no file of the tree (a `$ref` so written leads out of it): such `$id`s
+    stay a namespace of their own, where the specs find each other by them.
     """
     node_id = schema.get("$id") if isinstance(schema, JObject) else None
-    if file_uri is None or not isinstance(node_id, str) or _SCHEME.match(node_id):
+    if (
+        file_uri is None
+        or not isinstance(node_id, str)
+        or _SCHEME.match(node_id)
+        or node_id.startswith("/")
+    ):
         return schema
     return schema.replace(**{"$id": base_of(schema, file_uri)})
 
