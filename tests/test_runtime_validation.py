@@ -828,3 +828,24 @@ def test_agrees_with_jsonschema_on_random_cases() -> None:
         assert (validate(instance, schema) == []) is expected, (schema, instance)
         outcomes[expected] += 1
     assert min(outcomes.values()) > 500  # both verdicts well exercised
+
+
+@pytest.mark.parametrize(
+    ("value", "refused"),
+    [
+        (10**4300 - 1, False),
+        (10**4300, True),
+        (-(10**4300), True),
+        (
+            10**4305,
+            True,
+        ),  # a bit-length estimate of the digits let 4,301 to 4,310 through, which str() refuses
+    ],
+    ids=["4300-digits", "4301-digits", "4301-digits-negative", "4306-digits"],
+)
+def test_integers_of_more_than_4300_digits_are_refused_exactly(
+    value: int, refused: bool
+) -> None:
+    from codegen.runtime.validation import is_valid
+
+    assert is_valid({"type": "integer"}, value) is not refused
