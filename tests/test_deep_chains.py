@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import compile_ok
+from conftest import compile_ok, compile_result
 
 from codegen.runtime import exports
+from codegen.runtime.validation import validate
+from codegen.runtime.validation.limits import _MAX_IN_PLACE
 from codegen.writer import write_output
 
 LENGTHS = (170, 1000, 5000)
@@ -192,10 +194,109 @@ def test_an_entity_of_a_chain_compiles_imports_and_validates(
     assert printed == ["refused"]
 
 
-@pytest.mark.parametrize("via", ("in place allOf", "in place anyOf", "bare"))
-def test_a_tool_of_5000_links_in_place_compiles(tmp_path: Path, via: str) -> None:
-    files = compile_ok(_specs(tmp_path, 5000, via, entity=False))
-    assert "schemas/tools.openai.json" in files and "schemas/tools.xml" in files
+IN_PLACE = ("in place allOf", "in place anyOf", "bare")
+
+
+def _in_place_links(via: str, steps: int) -> int:
+    """How many definitions make a chain of `steps` in-place steps from the head's `$ref` (which is one): a bare
+    link is one step (its `$ref`), the others two (the applicator, then the `$ref` inside it).
+    """
+    return (steps - 1) // (1 if via == "bare" else 2)
+
+
+@pytest.mark.parametrize("via", IN_PLACE)
+@pytest.mark.parametrize("length", (None, 5000))
+def test_a_chain_in_place_longer_than_the_validator_follows_is_refused_at_its_head(
+    tmp_path: Path, via: str, length: int | None
+) -> None:
+    """It used to compile, and every instance failed as 'too deeply nested to validate' (from about 400 steps)."""
+    length = length or _in_place_links(via, _MAX_IN_PLACE) + 1
+    result = compile_result(_specs(tmp_path, length, via, entity=False))
+    assert result.files is None
+    diagnostics = result.diagnostics.sorted()
+    assert len(diagnostics) == 2  # the input's schema and the output's
+    found = diagnostics[0]
+    assert {(d.code, d.severity) for d in diagnostics} == {
+        ("ref-chain-too-long", "error")
+    }
+    steps = length * (1 if via == "bare" else 2) + 1
+    assert f"a chain of {steps} schemas" in found.message
+    assert found.span is not None
+    text = (tmp_path / "specs" / "tools.json").read_text(encoding="utf-8")
+    assert (found.span.line, found.span.col) == (1, text.index('"#/$defs/N0"') + 1)
+
+
+def test_a_chain_through_anchors_is_measured_as_the_validator_resolves_it(
+    tmp_path: Path,
+) -> None:
+    """References by `$anchor` resolve through the validator's index, as check_refs.py resolves them."""
+    length = _MAX_IN_PLACE + 1
+    defs: dict[str, Any] = {
+        f"N{i}": {"$anchor": f"a{i}", "$ref": f"#a{i + 1}"} for i in range(length)
+    }
+    defs[f"N{length}"] = {"$anchor": f"a{length}", "type": "object"}
+    schema = {"$id": "urn:chain", "properties": {"h": {"$ref": "#a0"}}, "$defs": defs}
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "Chain.schema.json").write_text(json.dumps(schema), encoding="utf-8")
+    result = compile_result(specs)
+    assert [d.code for d in result.diagnostics.sorted()] == ["ref-chain-too-long"]
+
+
+@pytest.mark.parametrize("via", IN_PLACE)
+def test_a_chain_in_place_at_the_limit_compiles_and_validates(
+    tmp_path: Path, via: str
+) -> None:
+    """The runtime's interpreter, compiled checks and models follow the longest chain the compiler accepts."""
+    length = _in_place_links(via, _MAX_IN_PLACE)
+    good, bad = _instances(via)
+    schema = _schema(length, via)
+    assert validate({"head": good}, schema) == []
+    assert [p.keyword for p in validate({"head": bad}, schema)] != ["depth"]
+    out = tmp_path / "chain_pkg"
+    write_output(out, compile_ok(_specs(tmp_path, length, via, entity=False)))
+    printed = _run(
+        tmp_path,
+        f"""
+        import chain_pkg
+
+        class Impl:
+            def walk(self, head=None):
+                return {{"head": {good!r}}}
+
+        for flavour in (None, "openai"):
+            for value in ({good!r}, {bad!r}):
+                result = chain_pkg.dispatch("walk", {{"head": value}}, Impl(), flavour=flavour)
+                print(result.ok, result.error and result.error.kind)
+                print(result.error and "deeply" in str(result.error))
+        """,
+    )
+    valid, invalid = ["True", "None", "None"], ["False", "invalid_arguments", "False"]
+    assert printed == (valid + invalid) * 2
+
+
+@pytest.mark.parametrize("via", IN_PLACE)
+def test_an_entity_of_a_chain_in_place_at_the_limit_validates(
+    tmp_path: Path, via: str
+) -> None:
+    out = tmp_path / "chain_entity"
+    length = _in_place_links(via, _MAX_IN_PLACE)
+    write_output(out, compile_ok(_specs(tmp_path, length, via, entity=True)))
+    good, bad = _instances(via)
+    printed = _run(
+        tmp_path,
+        f"""
+        import pydantic
+        from chain_entity.chain import Chain
+
+        Chain.model_validate({{"head": {good!r}}})
+        try:
+            Chain.model_validate({{"head": {bad!r}}})
+        except pydantic.ValidationError as error:
+            print("refused", "deeply" in str(error))
+        """,
+    )
+    assert printed == ["refused", "False"]
 
 
 def test_openai_arguments_of_deep_instances_are_problems_not_recursion() -> None:

@@ -7,12 +7,12 @@ own index and URI rules (so the two cannot differ), and refuses the schema inste
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from typing import Any
 from urllib.parse import unquote
 
 from ..diagnostics import Diagnostics
-from ..ir import JObject
+from ..ir import JArray, JObject
 from ..runtime.validation.index import (
     _bindings,
     _holders,
@@ -21,7 +21,7 @@ from ..runtime.validation.index import (
     _unescape,
     _walk,
 )
-from ..runtime.validation.limits import _MAX_BINDINGS
+from ..runtime.validation.limits import _MAX_BINDINGS, _MAX_IN_PLACE
 from ..runtime.validation.metaschema import _META_PREFIX
 from ..runtime.validation.uris import _resolve
 from .bundle import references
@@ -88,15 +88,112 @@ def _check_bindings(index: _Index, diags: Diagnostics) -> None:
 
 
 def _resolves(index: _Index, uri: str) -> bool:
+    return _target(index, uri) is not None
+
+
+def _target(index: _Index, uri: str) -> object | None:
+    """The schema `uri` names, found as the validator finds it, or None."""
     resource, _, fragment = uri.partition("#")
     fragment = unquote(fragment)
     resources = index.resources
     if resource.startswith(_META_PREFIX) and resource not in resources:
         resources = _meta_index().resources
     if fragment and not fragment.startswith("/"):
-        return f"{resource}#{fragment}" in resources
+        return resources.get(f"{resource}#{fragment}")
     node = resources.get(resource)
     if node is None:
-        return False
+        return None
     tokens = [_unescape(token) for token in fragment.split("/")[1:]]
-    return _walk(node, resource, tokens, index, apply_start_id=False) is not None
+    found = _walk(node, resource, tokens, index, apply_start_id=False)
+    return None if found is None else found[0]
+
+
+_IN_PLACE = ("not", "if", "then", "else")
+_IN_PLACE_LISTS = ("allOf", "anyOf", "oneOf")
+
+
+def check_chains(root: Any, diags: Diagnostics) -> None:
+    """Refuse a document holding a chain of more than `_MAX_IN_PLACE` schemas applied to the same value
+    (`$ref`s, `allOf`, `anyOf`, ... one inside the next), at the `$ref` that starts the longest one.
+
+    The validator follows such a chain by recursion, a few frames a step, and consumes no level of the instance
+    doing so (the instance's depth, bounded, does not bound it): past a few hundred steps every instance would
+    fail as "too deeply nested". The runtime validates chains up to the same limit (tests/test_deep_chains.py).
+    """
+    if not isinstance(root, JObject):
+        return
+    index = _Index(root)
+    targets: dict[int, object] = {}  # id(object holding a $ref) -> the schema it names
+    holders: list[JObject] = []
+    for node, keyword, ref, base in references(root):
+        target = _target(index, _resolve(base, ref))
+        if isinstance(target, JObject) and id(node) not in targets:
+            targets[id(node)] = target
+            holders.append(node)
+    if not holders:
+        return
+    longest = _longest_chains(holders, targets)
+    head = min(holders, key=lambda n: (-longest[id(n)], n.value_span("$ref").key))
+    steps = longest[id(head)]
+    if steps <= _MAX_IN_PLACE:
+        return
+    message = (
+        f"this $ref starts a chain of {steps} schemas applied to the same value ($ref, allOf, anyOf, oneOf,"
+        f" not, if/then/else, dependentSchemas, each inside the next), more than the validator follows (at"
+        f" most {_MAX_IN_PLACE}): every value would fail to validate; shorten the chain"
+    )
+    keyword = "$ref" if "$ref" in head else "$dynamicRef"
+    diags.error("ref-chain-too-long", message, head.value_span(keyword))
+
+
+def _in_place(node: JObject, targets: dict[int, object]) -> Iterator[JObject]:
+    """The schemas applied to the same value as `node`: its reference's target and in-place applicators."""
+    target = targets.get(id(node))
+    if isinstance(target, JObject):
+        yield target
+    for key in _IN_PLACE:
+        if isinstance(node.get(key), JObject):
+            yield node[key]
+    for key in _IN_PLACE_LISTS:
+        branches = node.get(key)
+        if isinstance(branches, JArray):
+            yield from (b for b in branches if isinstance(b, JObject))
+    dependent = node.get("dependentSchemas")
+    if isinstance(dependent, JObject):
+        yield from (s for s in dependent.values() if isinstance(s, JObject))
+
+
+def _longest_chains(
+    starts: list[JObject], targets: dict[int, object]
+) -> dict[int, int]:
+    """id(schema) -> the most in-place steps a chain from it takes, by one iterative depth-first walk (each
+    schema finished once: linear in the document). A step back into the current path (an in-place loop,
+    refused by resolve.py or caught by the validator) counts nothing more.
+    """
+    longest: dict[int, int] = {}
+    on_path: set[int] = set()
+    for start in starts:
+        if id(start) in longest:
+            continue
+        path: list[tuple[JObject, Iterator[JObject], int]] = [
+            (start, _in_place(start, targets), 0)
+        ]
+        on_path.add(id(start))
+        while path:
+            node, children, best = path[-1]
+            child = next(children, None)
+            if child is None:
+                path.pop()
+                on_path.discard(id(node))
+                longest[id(node)] = best
+                if path:
+                    parent, siblings, known = path[-1]
+                    path[-1] = (parent, siblings, max(known, best + 1))
+            elif id(child) in longest:
+                path[-1] = (node, children, max(best, longest[id(child)] + 1))
+            elif id(child) in on_path:
+                path[-1] = (node, children, max(best, 1))
+            else:
+                on_path.add(id(child))
+                path.append((child, _in_place(child, targets), 0))
+    return longest

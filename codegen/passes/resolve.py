@@ -31,7 +31,7 @@ from ..ir import (
 from ..runtime.validation import SUBSCHEMA, SUBSCHEMA_LISTS, SUBSCHEMA_MAPS
 from ..tool_prefix import PREFIX_SEPARATOR
 from .bundle import Bundler, subschemas
-from .check_refs import check_refs
+from .check_refs import check_chains, check_refs
 from .naming import Scope
 
 ENTITY_SCHEME = "entity:"
@@ -471,6 +471,10 @@ class DocumentBuilder:
         # References by URI, or rewritten by bundling: each one resolved now, with the validator's rules.
         if has_ids or bundled is not root:
             check_refs(bundled, self.diags, bundler.reported if bundler else ())
+        if (
+            local or has_ids
+        ):  # a chain of references too long for the validator to follow
+            check_chains(bundled, self.diags)
         root = bundled
         return Document(root, pointers)
 
