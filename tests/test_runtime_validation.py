@@ -848,4 +848,4 @@ def test_integers_of_more_than_4300_digits_are_refused_exactly(
 ) -> None:
     from codegen.runtime.validation import is_valid
 
-    assert is_valid({"type": "integer"}, value) is not refused
+    assert is_valid(value, {"type": "integer"}) is not refused
