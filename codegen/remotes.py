@@ -122,6 +122,7 @@ class RemoteDocuments:
     _cache: dict[str, Fetched] = field(default_factory=dict)  # as read
     _lowered: dict[tuple[str, str | None], Fetched] = field(default_factory=dict)
     _bytes: int = 0
+    _spec_uris: dict[str, str] | None = None  # real path of each spec file -> its URI
 
     def fetch(self, url: str, dialect: str | None = None) -> Fetched:
         """The document at `url`, in 2020-12: read in the dialect its `$schema` names, or else in `dialect`
@@ -156,6 +157,11 @@ class RemoteDocuments:
             return Fetched(
                 problem=f"it maps to {shown}, through a link out of the mapped folder"
             )
+        spec = self._spec_at(located)
+        if spec is not None:
+            # a spec file reached through the map (a root `$id` URL mapped onto the specs tree) is read as one:
+            # accepted as a document, not then compiled again as a tool file, or refused if it is a spec of its own
+            return self._load_spec(spec)
         try:
             data = read_spec_bytes(located, MAX_SPEC_BYTES)
         except UnreadableSpec as problem:
@@ -166,6 +172,16 @@ class RemoteDocuments:
             limit = MAX_REMOTE_BYTES // (1024 * 1024)
             return Fetched(problem=f"the referenced documents exceed {limit} MiB")
         return self._parse(located, data)
+
+    def _spec_at(self, located: Path) -> str | None:
+        """The URI of the spec file at `located` (links resolved), if it is one of the specs tree."""
+        if self.tree is None:
+            return None
+        if self._spec_uris is None:
+            self._spec_uris = {
+                os.path.realpath(path): uri for path, uri in self.tree.uris.items()
+            }
+        return self._spec_uris.get(os.path.realpath(located))
 
     def _load_spec(self, url: str) -> Fetched:
         """A spec file read as a JSON Schema document (the specs' own limits; it is a spec, so not counted

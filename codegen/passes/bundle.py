@@ -229,12 +229,15 @@ def tree_documents(modules: Iterable[SpecModule], fetch: Fetch, tree: SpecTree) 
             # the root resource of a spec file (its base the file's URI, or its `$id` resolved against it)
             from_root = base in (_DEFAULT_BASE, root_base) and start == _DEFAULT_BASE
             base = file_uri if base == _DEFAULT_BASE else base
-            if not base.startswith(SPEC_PREFIX) or _climbs(base, ref):
+            if base.startswith(SPEC_PREFIX) and _climbs(base, ref):
+                continue
+            if not base.startswith((SPEC_PREFIX, "http://", "https://")):
                 continue
             resource = _without_fragment(_resolve(base, ref))
             if from_root and resource.endswith(".schema.json"):
                 continue  # an entity, which resolve.py embeds
-            if resource.startswith(SPEC_PREFIX) and resource not in seen:
+            # a URL too: the ref-map may map it onto a file of the tree (a root `$id` URL), read as a document then
+            if resource not in seen:
                 seen.add(resource)
                 document = fetch(resource, dialect).schema
                 if document is not None:
