@@ -113,7 +113,11 @@ def test_all_errors_are_collected_and_sorted(tmp_path: Path) -> None:
         "f.json",
         {
             "name": "tuple",
-            "parameters": {"type": "object", "properties": {"t": {"items": [{}]}}},
+            "parameters": {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",  # else read as draft-07
+                "type": "object",
+                "properties": {"t": {"items": [{}]}},
+            },
         },
     )
     write(

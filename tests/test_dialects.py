@@ -34,6 +34,7 @@ DRAFT4 = "http://json-schema.org/draft-04/schema#"
 DRAFT6 = "http://json-schema.org/draft-06/schema#"
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
 DRAFT2019 = "https://json-schema.org/draft/2019-09/schema"
+DRAFT2020_URI = "https://json-schema.org/draft/2020-12/schema"
 
 # Draft-04's `integer` is Python's `int` in `jsonschema` (1.0 is not one); codegen reads JSON numbers by their
 # value in every dialect (1.0 == 1, as the JSON data model and draft-06 on say). The one deliberate difference.
@@ -213,7 +214,8 @@ def test_old_keyword_names_outside_schema_positions_are_no_keywords() -> None:
 def test_old_keywords_in_a_2020_12_document_are_refused_with_a_hint() -> None:
     diags = Diagnostics()
     source = source_of(
-        Path("s.schema.json"), json.dumps({"properties": {"a": {"items": [{}]}}})
+        Path("s.schema.json"),
+        json.dumps({"properties": {"a": {"items": [{}]}}, "$schema": DRAFT2020_URI}),
     )
     assert lower_document(parse_json(source, diags), diags) is None
     (diagnostic,) = diags.sorted()
@@ -222,13 +224,85 @@ def test_old_keywords_in_a_2020_12_document_are_refused_with_a_hint() -> None:
     assert (diagnostic.span.line, diagnostic.span.col) == (1, 23)  # at `"items"`
 
 
+# -- a document without `$schema` in the one earlier dialect its keywords belong to --------------------------
+
+
+@pytest.mark.parametrize(
+    ("schema", "dialect", "keyword"),
+    [
+        (
+            {"properties": {"a": {"items": [{}], "additionalItems": False}}},
+            DRAFT7,
+            "items",
+        ),
+        ({"additionalItems": False, "items": {}}, DRAFT7, "additionalItems"),
+        ({"dependencies": {"a": ["b"]}, "if": {}, "then": {}}, DRAFT7, "dependencies"),
+        ({"$id": "#point", "type": "object"}, DRAFT7, "$id"),
+        ({"minimum": 0, "exclusiveMinimum": True}, DRAFT4, "exclusiveMinimum"),
+        ({"items": [{}], "unevaluatedItems": False}, DRAFT2019, "items"),
+        ({"$recursiveRef": "#", "type": "object"}, DRAFT2019, "$recursiveRef"),
+    ],
+)
+def test_a_document_without_schema_in_an_earlier_dialects_form_is_read_in_it(
+    schema: dict[str, Any], dialect: str, keyword: str
+) -> None:
+    """It used to be refused (read as 2020-12, which these forms are not); the warning names the keyword."""
+    diags = Diagnostics()
+    text = json.dumps(schema)
+    doc = lower_document(
+        parse_json(source_of(Path("s.schema.json"), text), diags), diags
+    )
+    declared = lower_document(
+        parse_json(
+            source_of(
+                Path("d.schema.json"), json.dumps({**schema, "$schema": dialect})
+            ),
+            Diagnostics(),
+        ),
+        Diagnostics(),
+    )
+    assert doc is not None and declared is not None
+    assert to_plain(doc) == {
+        k: v for k, v in to_plain(declared).items() if k != "$schema"
+    }
+    (warning,) = diags.sorted()
+    assert (warning.code, warning.severity) == ("dialect-guessed", "warning")
+    assert dialect in warning.message and repr(keyword) in warning.message
+    assert text[warning.span.col - 1 :].startswith(json.dumps(keyword))
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "prefixItems": [{}], "$defs": {"a": {"items": {}}}},
+        {
+            "items": [{}],
+            "prefixItems": [{}],
+        },  # a 2020-12 keyword beside: no dialect has both
+        {"items": [{}], "maximum": 1, "exclusiveMaximum": True, "const": 1},
+        {"exclusiveMinimum": True, "minimum": 1, "$id": "http://example.test/a"},
+        {"dependencies": {"a": {}}, "unevaluatedProperties": False},
+        {"properties": {"items": {"type": "array"}}, "default": {"items": []}},
+    ],
+)
+def test_a_document_whose_keywords_fit_2020_12_or_no_one_dialect_is_read_as_2020_12(
+    schema: dict[str, Any],
+) -> None:
+    _, codes = lowered(schema)
+    assert "dialect-guessed" not in codes
+
+
 # -- per-tool diagnostics ----------------------------------------------------------------------------------
 
 
 def _tool(name: str, items: Any) -> dict[str, Any]:
     return {
         "name": name,
-        "parameters": {"type": "object", "properties": {"a": {"items": items}}},
+        "parameters": {
+            "$schema": DRAFT2020_URI,  # declared: without it, array items are read as draft-07
+            "type": "object",
+            "properties": {"a": {"items": items}},
+        },
     }
 
 
@@ -502,7 +576,9 @@ def test_a_reference_to_an_earlier_dialects_meta_schema_embeds_it_lowered() -> N
 
 
 def test_draft4_forms_in_a_2020_12_document_are_named() -> None:
-    doc, codes = lowered({"maximum": 5, "exclusiveMaximum": True})
+    doc, codes = lowered(
+        {"maximum": 5, "exclusiveMaximum": True, "$schema": DRAFT2020_URI}
+    )
     assert doc is None and codes == ["unsupported-keyword"]
     schema = {"id": "http://example.test/x.json", "properties": {"id": {}}}
     assert lowered(schema) == (

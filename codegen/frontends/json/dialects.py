@@ -20,7 +20,9 @@ What is rewritten (README, "JSON Schema dialects"):
   into is kept as `x-ignored-<keyword>`, which 2020-12 ignores too);
 - `$ref` pointers through a renamed keyword (`#/items/0`) follow it (`#/prefixItems/0`).
 
-A document without `$schema` is 2020-12; one naming a dialect this compiler does not know is read as 2020-12 with
+A document without `$schema` is 2020-12, unless it holds a form 2020-12 refuses (array `items`, a boolean
+`exclusiveMinimum`, ...) and its keywords all belong to one earlier dialect: then it is read in that one, with a
+warning (`guess_dialect`). One naming a dialect this compiler does not know is read as 2020-12 with
 a warning. Old keywords in a 2020-12 document are refused with a hint, since reading them as 2020-12 would
 silently ignore them.
 """
@@ -97,6 +99,18 @@ _INERT_2020 = _ANNOTATIONS | _words(
     contentSchema"""
 )
 _APPLIED_2020 = _DRAFT2020_KEYWORDS - _INERT_2020
+# The shape 2020-12 gives an inert keyword: in a dialect without the keyword it is data, any value (a
+# `deprecated` message in draft-07, a string under draft-07's `$defs`), dropped rather than read as ill-formed.
+_INERT_SHAPES: dict[str, Callable[[Any], bool]] = {
+    **dict.fromkeys(("deprecated", "readOnly", "writeOnly"), lambda v: type(v) is bool),
+    **dict.fromkeys(
+        ("$comment", "contentMediaType", "contentEncoding"),
+        lambda v: isinstance(v, str),
+    ),
+    "examples": lambda v: isinstance(v, JArray),
+    "$defs": lambda v: isinstance(v, JObject),
+    "contentSchema": lambda v: isinstance(v, (JObject, bool)),
+}
 # Kept beside a `$ref` before 2019-09: they assert nothing and may be the target of a pointer.
 _REF_COMPANIONS = _words("definitions $defs $schema $comment")
 
@@ -125,8 +139,10 @@ def dialect_uri_key(uri: str) -> str:
 
 def dialect_of(doc: Any, diags: Diagnostics, default: Dialect = DRAFT2020) -> Dialect:
     """The dialect a document's `$schema` names; `default` without one, 2020-12 (with a warning) if unknown."""
-    if not isinstance(doc, JObject) or "$schema" not in doc:
+    if not isinstance(doc, JObject):
         return default
+    if "$schema" not in doc:
+        return (guess_dialect(doc, diags) if default is DRAFT2020 else None) or default
     uri = doc["$schema"]
     if not isinstance(uri, str):
         return default  # the meta-schema check reports it
@@ -149,6 +165,71 @@ def dialect_of(doc: Any, diags: Diagnostics, default: Dialect = DRAFT2020) -> Di
         )
         return DRAFT2020
     return dialect
+
+
+# Forms draft 2020-12 refuses, each with the dialects that accept it, latest first: a document without `$schema`
+# holding one was written in an earlier dialect. (Keywords 2020-12 merely does not know are no evidence: it
+# ignores them, and so may their authors have.)
+_OLD_FORMS: dict[str, tuple[Dialect, ...]] = {
+    "a boolean 'exclusiveMaximum'": (DRAFT4,),
+    "a boolean 'exclusiveMinimum'": (DRAFT4,),
+    "'items' as an array": (DRAFT2019, DRAFT7, DRAFT6, DRAFT4),
+    "'additionalItems'": (DRAFT2019, DRAFT7, DRAFT6, DRAFT4),
+    "'dependencies'": (DRAFT7, DRAFT6, DRAFT4),
+    "'$recursiveRef'": (DRAFT2019,),
+    "an '$id' with a fragment": (DRAFT7, DRAFT6),
+}
+# Without a keyword only 2019-09 has, a document of the older forms is read as draft-07, by far the commoner.
+_PREFERRED = (DRAFT7, DRAFT6, DRAFT4, DRAFT2019)
+
+
+def guess_dialect(doc: JObject, diags: Diagnostics) -> Dialect | None:
+    """The dialect a document without `$schema` was written in, when its keywords say so unambiguously: it holds a
+    form 2020-12 refuses (`_OLD_FORMS`), and one dialect accepts all such forms and every keyword it uses (the
+    latest such dialect, draft-07 before 2019-09). A warning names the form that decided. None: read as 2020-12.
+    """
+    found: dict[str, tuple[JObject, str]] = (
+        {}
+    )  # form -> (first node holding it, its keyword)
+    used: set[str] = set()
+    for node in schema_nodes(doc):
+        used.update(node)
+        for key, value in node.items():
+            form = _old_form(key, value)
+            if form is not None and form not in found:
+                found[form] = (node, key)
+    if not found:
+        return None
+    candidates = [
+        dialect
+        for dialect in _PREFERRED
+        if all(dialect in _OLD_FORMS[form] for form in found)
+        and not (used & _APPLIED_2020) - dialect.vocabulary
+    ]
+    if not candidates:
+        return None  # forms of different dialects, or a newer keyword beside them: the 2020-12 check says which
+    dialect = candidates[0]
+    form, (node, key) = min(found.items(), key=lambda f: f[1][0].key_span(f[1][1]).key)
+    diags.warning(
+        "dialect-guessed",
+        f"no '$schema': read as {dialect.name}, the dialect its keywords belong to ({form} is not draft"
+        f" 2020-12); declare it with '$schema': {DIALECT_URIS[dialect]!r}",
+        node.key_span(key),
+    )
+    return dialect
+
+
+def _old_form(key: str, value: Any) -> str | None:
+    """Which of `_OLD_FORMS` a keyword and its value are, if any."""
+    if key in ("exclusiveMaximum", "exclusiveMinimum") and isinstance(value, bool):
+        return f"a boolean {key!r}"
+    if key == "items":
+        return "'items' as an array" if isinstance(value, JArray) else None
+    if key in ("additionalItems", "dependencies", "$recursiveRef"):
+        return f"{key!r}"
+    if key == "$id" and isinstance(value, str) and value.partition("#")[2]:
+        return "an '$id' with a fragment"
+    return None
 
 
 def dialect_named(uri: str | None) -> Dialect:
@@ -395,7 +476,7 @@ class _Lowering:
                 f"{key!r} beside '$ref' is ignored in {dialect.name}",
                 node.key_span(key),
             )
-        ignored = unknown + beside
+        ignored = unknown + beside + self._foreign_data(node)
         # An ignored subschema that a pointer may reach is parked under an inert name, so the pointer still finds
         # it (a pointer is plain JSON navigation, ignored keywords included); the rest are dropped.
         parked = {k for k in ignored if k in self.pointer_tokens and k in _POSITIONS}
@@ -470,7 +551,9 @@ class _Lowering:
                 and isinstance(value, JObject)
             ):
                 values[new] = _submap(
-                    value, list(value), lambda v: self.schema(v, resource)
+                    value,
+                    self._schema_entries(old, value),
+                    lambda v: self.schema(v, resource),
                 )
             elif old in _SCHEMA:
                 values[new] = self.schema(value, resource)
@@ -516,6 +599,31 @@ class _Lowering:
                 out.append(("$anchor", old))
                 values["$anchor"] = fragment
         return out
+
+    def _foreign_data(self, node: JObject) -> list[str]:
+        """The later inert keywords of `node` its dialect does not have, holding what 2020-12 would refuse."""
+        foreign = [
+            key
+            for key, fits in _INERT_SHAPES.items()
+            if key in node
+            and key not in self.dialect.vocabulary
+            and not fits(node[key])
+        ]
+        for key in foreign:
+            self.diags.warning(
+                "dialect-keyword",
+                f"{key!r} is not a {self.dialect.name} keyword: its value is data, ignored",
+                node.key_span(key),
+            )
+        return foreign
+
+    def _schema_entries(self, keyword: str, entries: JObject) -> list[str]:
+        """The names of a map of schemas to lower: all, unless the dialect lacks the keyword (`$defs` before
+        2019-09), where an entry no schema could be is data (a pointer still reaches the schemas beside it).
+        """
+        if keyword in self.dialect.vocabulary:
+            return list(entries)
+        return [n for n in entries if isinstance(entries[n], (JObject, bool))]
 
     def _no_boolean_schemas(self, node: JObject) -> None:
         """Draft-04 has no boolean schemas (`true` where a schema goes is not a draft-04 schema)."""
