@@ -1,0 +1,84 @@
+"""Real configuration-file schemas (SchemaStore-like): the shapes they take that once were refused falsely.
+
+Each test is a small document of our own, written after one class of refusal found by compiling such schemas
+alone as entities; each compiles now, and the package validates as the document's own dialect says.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codegen.compiler import compile_specs
+from conftest import generate_package
+
+DRAFT4 = "http://json-schema.org/draft-04/schema#"
+DRAFT7 = "http://json-schema.org/draft-07/schema#"
+
+
+def _write(folder: Path, name: str, doc: Any) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    return path
+
+
+def _errors(specs: Path) -> list[str]:
+    result = compile_specs([specs])
+    return [d.render() for d in result.diagnostics.sorted() if d.severity == "error"]
+
+
+@pytest.mark.parametrize("dialect", [DRAFT4, DRAFT7])
+def test_later_annotations_are_data_in_an_earlier_dialect(
+    tmp_path: Path, import_package: Any, dialect: str
+) -> None:
+    """`deprecated` (2019-09 on) holding a message, `examples`/`readOnly` of the wrong shape in draft-04: keywords
+    the document's dialect does not have are data there, whatever their value, not ill-formed 2020-12.
+    """
+    doc = {
+        "$schema": dialect,
+        "title": "Settings",
+        "type": "object",
+        "properties": {
+            "old": {"type": "string", "deprecated": "Use `new` instead."},
+            "new": {"type": "integer", "deprecated": {"since": "2.0"}},
+        },
+    }
+    if dialect == DRAFT4:
+        doc["properties"]["new"].update(examples="1", readOnly="no", writeOnly=0)
+    specs = tmp_path / "specs"
+    _write(specs, "settings.schema.json", doc)
+    assert _errors(specs) == []
+    out, name = generate_package(tmp_path, specs)
+    settings = import_package(out, name).Settings
+    assert settings.model_validate({"old": "x", "new": 1}).new == 1
+    with pytest.raises(ValueError):
+        settings.model_validate({"new": "1"})
+
+
+def test_defs_hold_data_in_an_earlier_dialect(
+    tmp_path: Path, import_package: Any
+) -> None:
+    """`$defs` is no draft-07 keyword: a string beside its schemas is data, while a pointer still reaches the
+    schemas (JSON navigation), as a draft-07 validator reads the document."""
+    doc = {
+        "$schema": DRAFT7,
+        "title": "Build",
+        "$defs": {
+            "mode": {"enum": ["none", "append"]},
+            "description": "How to inherit the parent's value.",
+        },
+        "type": "object",
+        "properties": {"mode": {"$ref": "#/$defs/mode"}},
+    }
+    specs = tmp_path / "specs"
+    _write(specs, "build.schema.json", doc)
+    assert _errors(specs) == []
+    out, name = generate_package(tmp_path, specs)
+    build = import_package(out, name).Build
+    assert build.model_validate({"mode": "append"}).mode == "append"
+    with pytest.raises(ValueError):
+        build.model_validate({"mode": "prepend"})
