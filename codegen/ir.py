@@ -92,7 +92,8 @@ class JObject(Mapping[str, Any]):
             return self.key_span(key)
         return self.span.source.span(*found) if isinstance(found, tuple) else found
 
-    def replace(self, **changes: Any) -> JObject:
+    def replace(self, /, **changes: Any) -> JObject:
+        # `self` positional-only: a key of the document may be called "self" (or anything else)
         items = dict(self._items)
         for key, value in changes.items():
             if value is _DELETE:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from codegen.compiler import compile_specs
+from codegen.writer import write_output
 from conftest import generate_package
 
 DRAFT4 = "http://json-schema.org/draft-04/schema#"
@@ -82,3 +83,47 @@ def test_defs_hold_data_in_an_earlier_dialect(
     assert build.model_validate({"mode": "append"}).mode == "append"
     with pytest.raises(ValueError):
         build.model_validate({"mode": "prepend"})
+
+
+@pytest.mark.parametrize("name", ["self"])
+def test_any_property_name_survives_bundling(
+    tmp_path: Path, import_package: Any, name: str
+) -> None:
+    """A property called `self` (pyproject's `[tool.pdm]` has one) in a document bundled from the ref-map, and in
+    the root beside it: names are data, never keyword arguments of the compiler's own calls.
+    """
+    remote = tmp_path / "remote"
+    _write(
+        remote,
+        "part.json",
+        {
+            "$schema": DRAFT7,
+            "$id": "https://schemas.test/part.json",
+            "definitions": {"item": {"type": "string"}},
+            "type": "object",
+            "properties": {name: {"$ref": "#/definitions/item"}},
+        },
+    )
+    specs = tmp_path / "specs"
+    _write(
+        specs,
+        "whole.schema.json",
+        {
+            "$schema": DRAFT7,
+            "title": "Whole",
+            "type": "object",
+            "properties": {
+                "part": {"$ref": "https://schemas.test/part.json"},
+                name: {"$ref": "https://schemas.test/part.json#/definitions/item"},
+            },
+        },
+    )
+    result = compile_specs([specs], ref_map={"https://schemas.test/": remote})
+    rendered = [d.render() for d in result.diagnostics.sorted()]
+    assert result.files is not None, rendered
+    out = tmp_path / "pkg_self"
+    write_output(out, result.files)
+    whole = import_package(out, "pkg_self").Whole
+    whole.model_validate({"part": {name: "x"}, name: "y"})
+    with pytest.raises(ValueError):
+        whole.model_validate({"part": {name: 1}})
