@@ -77,7 +77,7 @@ def _decimal_parts(value: int | float | Decimal) -> tuple[int, int]:
 
 # The smallest integer of more than _MAX_DIGITS digits; and the bits below which no integer reaches it (log2(10)
 # is 3.3219...: an estimate from the bit length alone let integers of 4,301 to 4,310 digits through).
-_TOO_LONG = 10**_MAX_DIGITS
+_TOO_LONG: int = 10**_MAX_DIGITS
 _SHORT_BITS = _TOO_LONG.bit_length() - 1
 
 
