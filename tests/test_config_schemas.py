@@ -127,3 +127,28 @@ def test_any_property_name_survives_bundling(
     whole.model_validate({"part": {name: "x"}, name: "y"})
     with pytest.raises(ValueError):
         whole.model_validate({"part": {name: 1}})
+
+
+def test_a_recursive_default_under_a_union_ends(
+    tmp_path: Path, import_package: Any
+) -> None:
+    """Draft-04's own meta-schema: `additionalItems` is boolean or the schema itself, default `{}`; building that
+    default met itself again forever (each use of `bool | Model` is a new union object), so every value failed.
+    """
+    doc = {
+        "$schema": DRAFT4,
+        "title": "Node",
+        "type": "object",
+        "properties": {
+            "more": {"anyOf": [{"type": "boolean"}, {"$ref": "#"}], "default": {}},
+            "name": {"type": "string"},
+        },
+    }
+    specs = tmp_path / "specs"
+    _write(specs, "node.schema.json", doc)
+    out, name = generate_package(tmp_path, specs)
+    node = import_package(out, name).Node
+    assert node.model_validate({"name": "a"}).name == "a"
+    assert node.model_validate({"more": False}).more is False
+    with pytest.raises(ValueError):
+        node.model_validate({"name": 1})
