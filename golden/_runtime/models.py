@@ -968,6 +968,17 @@ class _DefaultContainsItself(Exception):
 _BUILDING_DEFAULTS = threading.local()
 
 
+def _kind_key(kind: Any) -> Any:
+    """What names a default's type across calls: the type itself, compared by value (`bool | Model` is a new
+    union object at each use, so its id never meets itself again); its id when it cannot be hashed.
+    """
+    try:
+        hash(kind)
+    except TypeError:
+        return id(kind)
+    return kind
+
+
 def default_value(kind: Any, value: Any) -> Any:
     """A field default that is not a plain literal (a model, a date), built from its JSON when used (it was
     checked when compiled).
@@ -975,10 +986,10 @@ def default_value(kind: Any, value: Any) -> Any:
     A default whose value holds a field with that same default again (a recursive model whose `$ref` carries a
     `default`) would be built forever: it is not applied, and the field is left without a value (None).
     """
-    building: set[tuple[int, str]] = _BUILDING_DEFAULTS.__dict__.setdefault(
+    building: set[tuple[Any, str]] = _BUILDING_DEFAULTS.__dict__.setdefault(
         "keys", set()
     )
-    key = (id(kind), repr(value))
+    key = (_kind_key(kind), repr(value))
     if key in building:
         raise _DefaultContainsItself
     building.add(key)

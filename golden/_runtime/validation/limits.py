@@ -23,3 +23,10 @@ _MAX_QUOTED = 1000
 # ``$dynamicRef`` may tell apart, and validating with them in general is
 # PSPACE-hard, so only a bound keeps it polynomial.
 _MAX_BINDINGS = 256
+# The longest chain of schemas applied to the same value ($ref, allOf, anyOf,
+# not, if/then/else, dependentSchemas, each inside the next) the compiler
+# accepts (``check_refs.check_chains``).  The evaluator follows one by
+# recursion, two or three frames a step, consuming no level of the instance:
+# this many steps stay well inside Python's recursion limit, where about 400
+# would fail every instance.
+_MAX_IN_PLACE = 128
