@@ -21,6 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from codegen.compiler import compile_specs  # noqa: E402
 from codegen.writer import write_output  # noqa: E402
+from toolspec_runtime.models import schema_check, schema_location
+from toolspec_runtime.schema_checks import SchemaCheck
 
 SCHEMA = {
     "title": "Shape",
@@ -121,8 +123,8 @@ def main() -> None:
             stem: importlib.import_module(f"bench_checks_gen.{stem}")
             for stem, *_ in MODELS
         }
-        checks = importlib.import_module("bench_checks_gen._runtime.checks")
-        validation = importlib.import_module("bench_checks_gen._runtime.validation")
+        checks = importlib.import_module("toolspec_runtime.checks")
+        validation = importlib.import_module("toolspec_runtime.validation")
     print(f"{'us per instance':>40} {'interpreter':>12} {'compiled':>9} {'ratio':>6}")
     for stem, title, _, instances in MODELS:
         _bench(getattr(modules[stem], title), instances, checks, validation, runs)
@@ -131,8 +133,9 @@ def main() -> None:
 def _bench(
     model: Any, instances: list[Any], checks: Any, validation: Any, runs: int
 ) -> None:
-    compiled = model.__dict__["__json_schema_check__"]
-    document, pointer = model.__json_schema_document__, model.__json_schema_pointer__
+    compiled = schema_check(model).check()
+    assert compiled is not None
+    document, pointer = schema_location(model)
 
     def validate_model(instance: Any) -> None:
         try:
@@ -153,9 +156,12 @@ def _bench(
             f"{f'{name} check alone, instance {number}':>40} {interpreted:12.1f} {fast:9.1f} {interpreted / fast:6.1f}"
         )
         with_check = _median(lambda: validate_model(instance), runs)
-        delattr(model, "__json_schema_check__")
-        without = _median(lambda: validate_model(instance), runs)
-        setattr(model, "__json_schema_check__", compiled)
+        built = SchemaCheck.check
+        SchemaCheck.check = lambda self: None  # type: ignore[method-assign]  # the interpreter decides
+        try:
+            without = _median(lambda: validate_model(instance), runs)
+        finally:
+            SchemaCheck.check = built  # type: ignore[method-assign]
         print(
             f"{f'{name} model_validate, instance {number}':>40} {without:12.1f} {with_check:9.1f} {without / with_check:6.1f}"
         )

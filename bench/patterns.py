@@ -2,7 +2,7 @@
 
     python bench/patterns.py [--sizes 100,1000,10000] [--rounds 5]
 
-Patterns with lookaround run on codegen's own engine (`codegen/runtime/validation/automata.py`, pure Python,
+Patterns with lookaround run on codegen's own engine (`runtime/src/toolspec_runtime/validation/automata.py`, pure Python,
 linear in the text); the others on the Rust `regex` crate inside pydantic-core. Each pattern is matched
 (`Matcher.search`, JSON Schema's "matches anywhere") against texts of growing size, typical ones (that match or
 not) and a text that makes a backtracking matcher take exponential time; `re.search` on the same text is the
@@ -21,8 +21,8 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from codegen.runtime.validation import compile_pattern  # noqa: E402
-from codegen.runtime.validation.translation import _translate_pattern  # noqa: E402
+from toolspec_runtime.validation import compile_pattern  # noqa: E402
+from toolspec_runtime.validation.translation import _translate_pattern  # noqa: E402
 
 # (label, pattern, text of a given size)
 CASES: list[tuple[str, str, Callable[[int], str]]] = [

@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from peers import peer_input as _peer_input  # noqa: E402
 from run import make_specs  # noqa: E402
+from toolspec_runtime import schema_checks  # noqa: E402
 
 ROUNDS = 5
 
@@ -173,7 +174,6 @@ def validation_figures(peer: str, tools: int, per_tool: int) -> None:
         rng = random.Random(11)
         rows: list[tuple[str, float, float, float, float, bool]] = []
         invalid: list[tuple[float, float, float]] = []
-        models = importlib.import_module(f"{ours.__name__}._runtime.models")
         for name, spec in sorted(ours.TOOLS.items()):
             schema = spec.input_schema
             instances = [draw(schema, schema, rng) for _ in range(per_tool)]
@@ -200,12 +200,12 @@ def validation_figures(peer: str, tools: int, per_tool: int) -> None:
             if wrong and issubclass(mine, _native_base(ours)):
                 checked = _per_refusal(mine.model_validate, wrong)
                 peer = _per_refusal(theirs.model_validate, wrong)
-                fallback = models.fallback_check
-                models.fallback_check = lambda cls: None  # the interpreter decides
+                built = schema_checks.SchemaCheck.check
+                schema_checks.SchemaCheck.check = lambda self: None  # type: ignore[method-assign]  # the interpreter decides
                 try:
                     interpreted = _per_refusal(mine.model_validate, wrong)
                 finally:
-                    models.fallback_check = fallback
+                    schema_checks.SchemaCheck.check = built  # type: ignore[method-assign]
                 invalid.append((checked, peer, interpreted))
     data = [ours_t / theirs_t for _, ours_t, theirs_t, _, _, _ in rows]
     text = [ours_t / theirs_t for _, _, _, ours_t, theirs_t, _ in rows]
@@ -235,7 +235,7 @@ def validation_figures(peer: str, tools: int, per_tool: int) -> None:
 
 def _native_base(package: Any) -> type:
     # (`type(None)` for a package from before the native path, to compare with.)
-    models = importlib.import_module(f"{package.__name__}._runtime.models")
+    models = importlib.import_module("toolspec_runtime.models")
     return getattr(models, "NativeModel", type(None))  # type: ignore[no-any-return]
 
 
@@ -299,7 +299,7 @@ def sql_figures(count: int) -> None:
         subprocess.run(command + ["-q", "--no-cache"], check=True)
         sys.path.insert(0, tmp)
         package = importlib.import_module("rows")
-        from codegen.runtime import (
+        from toolspec_runtime import (
             sql,
         )  # what a package with SQL tools carries as `_runtime/sql.py`
 

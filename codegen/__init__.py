@@ -1,3 +1,3 @@
 """codegen: compile declarative specs of LLM tools and entities into a typed Python package."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -78,8 +78,8 @@ def record_path(out: Path) -> Path | None:
 
 @lru_cache(maxsize=None)
 def codegen_digest() -> str:
-    """codegen's version, the Python running it, the libraries it renders with, and its own source, runtime,
-    templates and grammars: any change to these invalidates every record. codegen's files are trusted (they
+    """codegen's version, the Python running it, the libraries it renders with, and its own source, the runtime
+    library's, its templates and grammars: any change to these invalidates every record. codegen's files are trusted (they
     are not input), so each counts by its stamp (see `_STAMP`), as Python's bytecode cache counts a module's
     source by its size and time: an edit moves the change time even when it keeps the size and modification
     time, and a reinstall makes new files.
@@ -97,7 +97,12 @@ def codegen_digest() -> str:
             info = os.stat(origin)
             h.update(f"{name}\0{origin}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
     package = Path(__file__).resolve().parent
-    for root in (package, data_dir("templates"), data_dir("grammars")):
+    # The runtime library is a distribution of its own, but the compiler runs it too (exports, the validator of
+    # defaults): its source counts as codegen's.
+    runtime = importlib.util.find_spec("toolspec_runtime")
+    assert runtime is not None and runtime.origin is not None
+    roots = (Path(runtime.origin).parent, data_dir("templates"), data_dir("grammars"))
+    for root in (package, *roots):
         for rel, info in _files_under(str(root)):
             h.update(f"{rel}\0{_stamp(info)}\0".encode())
     return h.hexdigest()

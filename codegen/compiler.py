@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .backends.python import Unit, python_units, runtime_files
+from .backends.python import Unit, python_units
 from .backends.schemas import (
     ExportNames,
     Fragments,
@@ -190,7 +190,6 @@ def _finish(
 ) -> CompileResult:
     """The package-wide files added to the rendered ones, and what the rebuild record keeps."""
     result.tools = len(plan.tools)
-    files.update(runtime_files(plan))
     files["py.typed"] = ""
     files.update(entity_files(plan))
     exported, spans = export_files(plan, names, fragments)

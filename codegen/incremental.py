@@ -36,7 +36,7 @@ from typing import Any, AnyStr
 
 import orjson
 
-from .backends.python import python_units, runtime_names, subpackage_inits
+from .backends.python import python_units, subpackage_inits
 from .backends.schemas import (
     ExportSpans,
     dump_json,
@@ -63,7 +63,7 @@ from .passes.resolve import Program, apply_prefixes, build_namespace
 from .passes.bundle import bundler_for, entity_ids
 from .remotes import RemoteDocuments
 from .plan import PackagePlan, ToolPlan
-from .runtime import exports
+from toolspec_runtime import exports
 from .sources import load_source
 from .writer import MANIFEST, WriteError, case_collisions
 
@@ -426,7 +426,7 @@ class _Edit:
         self, plan: PackagePlan, reused: Mapping[str, ModuleParts], same_init: bool
     ) -> tuple[dict[str, str | bytes], dict[str, tuple[str, int]], ExportSpans]:
         """Every file of OUT: those of the modules compiled again rendered, those of the reused ones kept as
-        OUT has them (path -> sha256, size: never read), as is the runtime, and the package-wide ones composed
+        OUT has them (path -> sha256, size: never read), and the package-wide ones composed
         again (`__init__.py` only when what it is made of changed: `same_init` when it did not).
         """
         out = self.previous.out
@@ -457,10 +457,6 @@ class _Edit:
                 keep(f"schemas/{func}.json")
             for _, (_, _, cls) in parts.entity_claims:
                 keep(f"schemas/entities/{cls}.json")
-        # The runtime is codegen's own files, verbatim: the record is this codegen's (its digest is in the
-        # record's key), so the runtime OUT has as recorded is the one this build would write.
-        for name in runtime_names(plan):
-            keep(f"_runtime/{name}")
         keep("py.typed")
         fresh = [tool for tool in plan.tools if tool.module not in kept_modules]
         made = self._tool_files(fresh, plan, files)

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._width import str_width  # black's measure: East Asian wide characters count 2
-from .runtime.literal import holds_decimal as holds_decimal
-from .runtime.literal import py_literal as py_literal
-from .runtime.literal import string_literal as _string
+from toolspec_runtime.literal import holds_decimal as holds_decimal
+from toolspec_runtime.literal import py_literal as py_literal
+from toolspec_runtime.literal import string_literal as _string
 
 LINE_LENGTH = 88  # black's default, which generated files are formatted with
 

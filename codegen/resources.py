@@ -1,4 +1,4 @@
-"""Files that ship with codegen: Jinja templates, lark grammars and the runtime copied into generated packages.
+"""Files that ship with codegen: Jinja templates and lark grammars.
 
 In a source checkout they live in the top-level `templates/` and `grammars/` folders; in an installed wheel the
 build maps those folders into the package as `codegen/_templates` and `codegen/_grammars` (see pyproject.toml).
@@ -23,19 +23,3 @@ def data_dir(name: str) -> Path:
 
 def grammar_text(name: str) -> str:
     return (data_dir("grammars") / name).read_text(encoding="utf-8")
-
-
-def runtime_source(name: str) -> str:
-    """The source of a runtime module that generated packages carry (codegen/runtime/<name>, where name may
-    name a subpackage's module: `validation/patterns.py`)."""
-    return (_PACKAGE / "runtime" / name).read_text(encoding="utf-8")
-
-
-def runtime_subpackage(folder: str) -> tuple[str, ...]:
-    """The modules of a runtime subpackage as `runtime_source` names (`validation/__init__.py`, ...), sorted."""
-    return tuple(
-        sorted(
-            f"{folder}/{path.name}"
-            for path in (_PACKAGE / "runtime" / folder).glob("*.py")
-        )
-    )

@@ -8,6 +8,7 @@ builds while codegen is installed in the build environment; for projects that as
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,19 @@ def generate_into(build_lib: Path, project: Path, settings: Settings) -> list[st
     return [f"{folder}/{path}" for path in result.files]
 
 
+# What the generated package imports at run time: a wheel carrying it must depend on this.
+RUNTIME_REQUIREMENT = "toolspec-runtime>=0.2,<1"
+
+
+def _requires_runtime(requirements: list[str]) -> bool:
+    """Whether one of the distribution's requirements names toolspec-runtime (in any spelling PEP 503 allows)."""
+    for requirement in requirements:
+        name = re.split(r"[\s\[<>=!~;@(]", requirement.strip(), maxsplit=1)[0]
+        if re.sub(r"[-_.]+", "-", name).lower() == "toolspec-runtime":
+            return True
+    return False
+
+
 def finalize_distribution_options(dist: Any) -> None:
     project = Path.cwd()
     settings = _settings(project)
@@ -85,6 +99,13 @@ def finalize_distribution_options(dist: Any) -> None:
 
     class build_py_with_codegen(base):  # type: ignore[misc, valid-type]
         def run(self) -> None:
+            # A wheel whose generated package cannot import its runtime would install and then fail: refuse
+            # to build it. (Asked here: the hook above runs before setuptools reads pyproject's dependencies.)
+            if not _requires_runtime(list(self.distribution.install_requires or [])):
+                raise CodegenBuildError(
+                    "codegen: the generated package imports toolspec-runtime: add"
+                    f' "{RUNTIME_REQUIREMENT}" to [project] dependencies in pyproject.toml'
+                )
             super().run()
             generate_into(Path(self.build_lib), project, chosen)
 

@@ -10,8 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._runtime import dispatch as _dispatch, exports as _exports, lazy as _lazy
-from ._runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec
+from toolspec_runtime import dispatch as _dispatch, exports as _exports, lazy as _lazy
+from toolspec_runtime import require as _require
+from toolspec_runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec
+
+_require("0.2", __name__)
 
 if TYPE_CHECKING:
     # What type checkers and editors see; at run time the same names are served by `__getattr__` (below).
@@ -20,9 +23,6 @@ if TYPE_CHECKING:
     from .brimley.assistants import dunning_letter as _brimley_assistants_dunning_letter
     from .brimley.assistants import exchange_rate as _brimley_assistants_exchange_rate
     from .brimley.assistants import forecast_cash as _brimley_assistants_forecast_cash
-    from .brimley.docs import help_page as _brimley_docs_help_page
-    from .brimley.entities import invoice as _brimley_entities_invoice
-    from .brimley.entities import invoice_filter as _brimley_entities_invoice_filter
     from .brimley.invoices import get_invoice as _brimley_invoices_get_invoice
     from .brimley.invoices import list_invoices as _brimley_invoices_list_invoices
     from .brimley.invoices import (
@@ -33,9 +33,6 @@ if TYPE_CHECKING:
     from .gram import greeting as _gram_greeting
     from .gram import people as _gram_people
     from .shop.billing import orders as _shop_billing_orders
-    from .shop.entities import category as _shop_entities_category
-    from .shop.entities import customer as _shop_entities_customer
-    from .shop.entities import order as _shop_entities_order
     from .shop import sandbox_lilux as _shop_sandbox_lilux
     from .shop import search as _shop_search
     from .brimley.assistants.dunning_letter import *

@@ -165,5 +165,11 @@ def codegen_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ]
     done = subprocess.run(command, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+    # The runtime library beside it: codegen depends on it, and so does every generated package.
+    done = subprocess.run(
+        [*command[:-1], str(ROOT / "runtime")], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
     (wheel,) = wheels.glob("toolspec_codegen-*.whl")
+    assert len(list(wheels.glob("toolspec_runtime-*.whl"))) == 1
     return wheel

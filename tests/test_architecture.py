@@ -14,12 +14,16 @@ from pathlib import Path
 import pytest
 
 import codegen
+import toolspec_runtime
 
 PACKAGE = Path(codegen.__file__).parent
+# The runtime library, a distribution of its own (runtime/): the compiler imports it, never the reverse.
+RUNTIME = Path(toolspec_runtime.__file__).parent
+ROOTS = {"codegen": PACKAGE, "toolspec_runtime": RUNTIME}
 
 
-def _module_name(path: Path) -> str:
-    parts = ("codegen", *path.relative_to(PACKAGE).with_suffix("").parts)
+def _module_name(path: Path, root: str = "codegen") -> str:
+    parts = (root, *path.relative_to(ROOTS[root]).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -41,8 +45,9 @@ def _imported(node: ast.AST, module: str, is_package: bool) -> list[str]:
 
 def _graph() -> dict[str, set[str]]:
     files = {
-        _module_name(path): path
-        for path in sorted(PACKAGE.rglob("*.py"))
+        _module_name(path, root): path
+        for root, folder in ROOTS.items()
+        for path in sorted(folder.rglob("*.py"))
         if "__pycache__" not in path.parts
     }
     graph: dict[str, set[str]] = {}
@@ -71,6 +76,8 @@ GRAPH = _graph()
 
 
 def _stage(module: str) -> str | None:
+    if module.split(".")[0] == "toolspec_runtime":
+        return "runtime"
     parts = module.split(".")
     if len(parts) > 1 and parts[1] in ("frontends", "passes", "backends", "runtime"):
         return parts[1]
@@ -168,7 +175,7 @@ def test_passes_read_only_the_ir():
 def test_literals_is_a_leaf():
     """The one literal function sits below every stage (passes type defaults with it, back ends print with it;
     it lives in the runtime, which writes native models' fallback checks with it)."""
-    runtime = {"codegen.runtime", "codegen.runtime.literal"}
+    runtime = {"toolspec_runtime", "toolspec_runtime.literal"}
     assert GRAPH["codegen.literals"] <= {"codegen._width", *runtime}
     assert all(GRAPH[module] == set() for module in ("codegen._width", *runtime))
 
@@ -197,5 +204,27 @@ def test_the_ir_sits_below_every_stage():
     "module", sorted(m for m in GRAPH if _stage(m) == "runtime"), ids=str
 )
 def test_runtime_ships_alone(module):
-    """codegen/runtime is copied into generated packages: it may import only itself."""
+    """runtime/src/toolspec_runtime is what generated packages import at run time: it may import only itself."""
     assert {t for t in GRAPH[module] if _stage(t) != "runtime"} == set()
+
+
+# What the runtime library must never need: the compiler and the compiler's own dependencies.
+COMPILE_TIME = {"codegen", "jinja2", "lark", "black", "jsonschema", "yaml", "orjson"}
+
+
+def test_the_runtime_needs_nothing_of_the_compiler() -> None:
+    found = []
+    for path in sorted(RUNTIME.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            else:
+                continue
+            found += [
+                f"{path.name}: {name}"
+                for name in names
+                if name.split(".")[0] in COMPILE_TIME
+            ]
+    assert found == []

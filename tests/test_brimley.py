@@ -303,7 +303,8 @@ def test_return_shapes(
             if k not in ("$schema", "$defs")
         }
         assert got == output
-    assert f"def shape(self) -> {annotation}:" in files["shape.py"]
+    assert f"def __call__(self) -> {annotation}:" in files["shape.py"]
+    assert "def shape(self) -> ShapeFn: ..." in files["shape.py"]
 
 
 def test_args_and_returns_spellings_mean_arguments_and_return_shape(
@@ -350,7 +351,7 @@ request: {method: GET, url: "https://example.invalid"}
     )
     module = files["f.py"]
     assert re.search(
-        r"class ConfiguredConfig\(_models\.(Schema|Native)Model\):", module
+        r"class ConfiguredConfig\(_models\.(Schema|Native)Model, schema=", module
     )
     assert "api_key: str" in module and "timeout: float = 5.0" in module
     assert (
@@ -423,7 +424,7 @@ return_shape: string
     out, name = generate_package(tmp_path, specs)
     module = (out / "audit.py").read_text()
     assert (
-        "def audit(self, *, reason: str, actor_id: str, timeout: float = 2.5) -> str:"
+        "def __call__(self, *, reason: str, actor_id: str, timeout: float = 2.5) -> str:"
         in module
     )
     pkg = import_package(out, name)

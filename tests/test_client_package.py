@@ -134,7 +134,9 @@ def test_plain_pip_wheel_builds_the_example_from_a_local_codegen_wheel(
     assert '"toolspec-codegen"' in text
     extra: list[str | Path] = ["--find-links", codegen_wheel.parent]
     if how == "direct reference":
+        (runtime,) = codegen_wheel.parent.glob("toolspec_runtime-*.whl")
         reference = f'"toolspec-codegen @ {codegen_wheel.as_uri()}"'
+        reference += f', "toolspec-runtime @ {runtime.as_uri()}"'
         pyproject.write_text(text.replace('"toolspec-codegen"', reference))
         extra = []
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}

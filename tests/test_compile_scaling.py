@@ -9,18 +9,18 @@ the same on every run and machine. Everything runs in this process (no forked ch
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import compile_ok
+from conftest import compile_ok, generate_package
 
 from codegen import literals, parallel
 from codegen.ir import JArray
 from codegen.passes import native, naming
 from codegen.plan import PyType
-from codegen.runtime import check_planner
+from toolspec_runtime import check_planner, models
 
 RATIO = 2.2
 steps = [0]
@@ -48,15 +48,6 @@ class CountingSet(set[str]):
     def __contains__(self, item: object) -> bool:
         steps[0] += 1
         return set.__contains__(self, item)
-
-
-class CountingDict(dict[int, Any]):
-    """A dict whose walks over its values count a step per value."""
-
-    def values(self) -> Iterator[Any]:  # type: ignore[override]
-        for value in dict.values(self):
-            steps[0] += 1
-            yield value
 
 
 @pytest.fixture(autouse=True)
@@ -218,11 +209,27 @@ def _size(node: Any) -> int:
     return 1
 
 
+def _built_steps(tmp_path: Path, tools: list[dict[str, Any]], load: Any) -> int:
+    """The steps of building, at run time, the check of every model of the package compiled from `tools`."""
+    specs = tmp_path / f"specs{len(list(tmp_path.iterdir()))}"
+    specs.mkdir()
+    (specs / "tools.json").write_text(json.dumps(tools), encoding="utf-8")
+    out, name = generate_package(
+        tmp_path / f"run{len(list(tmp_path.iterdir()))}", specs
+    )
+    module = load(out, f"{name}.tools")
+    steps[0] = 0
+    for value in vars(module).values():
+        if isinstance(value, type) and issubclass(value, models.SchemaModel):
+            models.schema_check(value).check()
+    return steps[0]
+
+
 def test_a_document_is_walked_for_recursive_references_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, import_package: Any
 ) -> None:
-    """Compiled checks of a document with many models: whether it holds a `$recursiveRef` is asked for each
-    model's check, and found by one walk of it (counted: the nodes walked)."""
+    """Checks of a document with many models, built at run time: whether it holds a `$recursiveRef` is asked
+    for each model's check, and found by one walk of it (counted: the nodes walked)."""
     walk = check_planner._refused_document
 
     def counted(document: Any) -> bool:
@@ -230,33 +237,7 @@ def test_a_document_is_walked_for_recursive_references_once(
         return walk(document)
 
     monkeypatch.setattr(check_planner, "_refused_document", counted)
-    _assert_linear(tmp_path, _branches, 500)
-
-
-def test_many_tools_in_one_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Each tool's documents get a label of their own in the module's compiled checks, without looking at those
-    of every tool before (counted: the labels made and the documents looked at)."""
-    original = check_planner.ModuleChecks.__init__
-
-    def init(self: check_planner.ModuleChecks, *args: Any, **kwargs: Any) -> None:
-        original(self, *args, **kwargs)
-        self._documents = CountingDict(self._documents)
-
-    label = check_planner.ModuleChecks._label
-
-    def counted(self: check_planner.ModuleChecks, const: str | None) -> str:
-        steps[0] += 1
-        return label(self, const)
-
-    monkeypatch.setattr(check_planner.ModuleChecks, "__init__", init)
-    monkeypatch.setattr(check_planner.ModuleChecks, "_label", counted)
-    _assert_linear(
-        tmp_path,
-        lambda n: [
-            _tool({"x": {"type": "integer", "not": {"const": 3}}}, f"tool{i}")
-            for i in range(n)
-        ],
-        300,
-    )
+    small = _built_steps(tmp_path, _branches(100), import_package)
+    large = _built_steps(tmp_path, _branches(200), import_package)
+    assert small > 0
+    assert large <= RATIO * small, (small, large)

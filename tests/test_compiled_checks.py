@@ -1,6 +1,6 @@
-"""Compiled checks (codegen/runtime/check_planner.py, codegen/runtime/check_writer.py): straight-line Python per
-subschema in place of the interpreter. Each must decide and word exactly as the interpreter does; spec text
-only ever becomes a literal; and the share of checks compiled is counted, so a regression shows.
+"""Compiled checks (runtime/src/toolspec_runtime/check_planner.py plans, check_builder.py builds them as closures)
+per subschema in place of the interpreter. Each must decide and word exactly as the interpreter does, whatever names
+the spec holds; and the share of checks compiled is counted, so a regression shows.
 """
 
 from __future__ import annotations
@@ -10,10 +10,9 @@ import hashlib
 import ast
 import copy
 import importlib
+import pkgutil
 import json
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -24,12 +23,14 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from codegen.runtime.check_writer import render_checks
-from codegen.formatting import layout_module
-from codegen.runtime.check_planner import ModuleChecks
-from codegen.runtime import checks as runtime_checks
-from codegen.runtime.validation import validate
+from toolspec_runtime.check_builder import build_check
+from toolspec_runtime.check_planner import ModuleChecks
+from toolspec_runtime import checks as runtime_checks
+from toolspec_runtime import models
+from toolspec_runtime.schema_checks import SchemaCheck
+from toolspec_runtime.validation import validate
 from conftest import generate_package, shared
+from toolspec_runtime.models import schema_location
 
 # Names an attacker would choose: quotes, newlines, code, escapes, pointer syntax, non-ASCII.
 HOSTILE = [
@@ -169,55 +170,11 @@ SCHEMAS = st.recursive(
 )
 
 
-OWN_NAMES = {
-    "value",
-    "path",
-    "ff",
-    "problems",
-    "kind",
-    "count",
-    "index",
-    "name",
-    "extra",
-    "matched",
-    "hits",
-    "found",
-    "ann",
-    "outer",
-    "left_names",
-    "left_indices",
-    "Any",
-    "_checks",
-    "frozenset",
-    "len",
-    "range",
-    "str",
-    "set",
-    "object",
-    "bool",
-}
-
-
-def _compile(document: Any, pointer: str = "") -> tuple[Any, str]:
-    """The compiled check of `document` at `pointer`, as a function of a module laid out like generated code."""
-    checks = ModuleChecks()
-    name = checks.entry(document, pointer)
-    assert name is not None, "expected the schema to compile"
-    text = "\n".join(
-        [
-            "from typing import Any",
-            "",
-            "from codegen.runtime import checks as _checks",
-            *render_checks(checks.functions),
-            "",
-        ]
-    )
-    source = layout_module(text, {})
-    namespace: dict[str, Any] = {}
-    exec(compile(source, "<compiled checks>", "exec"), namespace)
-    if name.startswith("_checks."):  # a boolean schema: the runtime's own check
-        return getattr(runtime_checks, name.partition(".")[2]), source
-    return namespace[name], source
+def _compile(document: Any, pointer: str = "") -> Any:
+    """The check the runtime builds for `document` at `pointer` (closures, no source)."""
+    check = build_check(document, pointer)
+    assert check is not None, "expected the schema to compile"
+    return check
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
@@ -228,7 +185,7 @@ def test_compiled_checks_report_what_the_interpreter_reports(
     document = _document(schema)
     if ModuleChecks().entry(document, "") is None:
         return  # a reference that loops without consuming the instance, or names nothing: the interpreter decides
-    check, _ = _compile(document)
+    check = _compile(document)
     for instance in instances:
         assert runtime_checks.run(check, instance) == validate(instance, document)
 
@@ -244,7 +201,7 @@ _INTERPRETED_NAMES = {
 
 @settings(max_examples=100, deadline=None)
 @given(key=KEYS, value=JSON_SCALARS)
-def test_spec_text_only_ever_becomes_a_literal(key: str, value: Any) -> None:
+def test_hostile_names_are_data_to_the_checks(key: str, value: Any) -> None:
     # (the document scan that leaves dynamic references to the interpreter also sees them as property names:
     # conservative, and not what this test is about)
     assume(key not in _INTERPRETED_NAMES)
@@ -263,23 +220,9 @@ def test_spec_text_only_ever_becomes_a_literal(key: str, value: Any) -> None:
         "anyOf": [{"properties": {key: True}}, {"required": [key + "?"]}],
         "unevaluatedProperties": {"not": {"const": key}},
     }
-    check, source = _compile(schema)
+    check = _compile(schema)
     for instance in ({key: value}, {key: key}, {}, {key + "?": 1}, {"x": [key]}):
         assert runtime_checks.run(check, instance) == validate(instance, schema)
-    # Every name in the code is the generator's own: spec text is only ever inside a string literal.
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Name):
-            assert node.id in OWN_NAMES or re.fullmatch(
-                r"_(check_doc|CHECK_DOC)\d+_\d+(_\d+)?", node.id
-            )
-        elif isinstance(node, ast.Attribute):
-            assert node.attr in [
-                *dir(runtime_checks),
-                "search",
-                "append",
-                "add",
-                "message",
-            ], node.attr
 
 
 @pytest.mark.parametrize("dialect", ["draft2019-09", "draft2020-12"])
@@ -295,7 +238,7 @@ def test_compiled_checks_agree_with_the_interpreter_on_the_official_suite(
             checks = ModuleChecks()
             if checks.entry(group["schema"], "") is None:
                 continue
-            check, _ = _compile(group["schema"])
+            check = _compile(group["schema"])
             compiled += 1
             for test in group["tests"]:
                 expected = validate(test["data"], group["schema"])
@@ -352,7 +295,7 @@ def test_a_recursive_schema_compiles_to_a_recursive_check() -> None:
         },
         "$ref": "#/$defs/node",
     }
-    check, _ = _compile(tree)
+    check = _compile(tree)
     deep: Any = {"value": 1}
     for depth in range(70):
         deep = {"value": depth, "children": [deep, {"value": "x"}]}
@@ -418,22 +361,19 @@ def test_a_generated_module_with_hostile_names_imports_and_checks(
     specs.mkdir()
     (specs / "hostile.schema.json").write_text(json.dumps(schema))
     out, package = generate_package(tmp_path, specs, name="hostile_checks_gen")
-    module_text = (out / "hostile.py").read_text()
-    assert "__json_schema_check__ = _check_" in module_text
     sys.path.insert(0, str(out.parent))
     try:
         module = importlib.import_module(f"{package}.hostile")
         model = module.Hostile
-        document = model.__json_schema_document__
+        assert models.schema_check(model).check() is not None  # built, not interpreted
+        document = schema_location(model)[0]
         for instance in (
             {names[2]: names[2], "xy": names[4]},
             {names[5]: -1},
             {names[3]: names[3], names[4]: 3, "x": "nope"},
             {"y" * 41: 1},
         ):
-            expected = validate(
-                instance, document, pointer=model.__json_schema_pointer__
-            )
+            expected = validate(instance, document, pointer=schema_location(model)[1])
             if expected:
                 with pytest.raises(Exception) as raised:
                     model.model_validate(instance)
@@ -447,28 +387,37 @@ def test_a_generated_module_with_hostile_names_imports_and_checks(
 # -- how many checks are compiled --
 
 
-def _count(out: Path) -> tuple[int, int]:
+def _count(package: ModuleType) -> tuple[int, int]:
     """(compiled, interpreted) checks of a generated package: models not native and `Checked` fields."""
     compiled = interpreted = 0
-    for path in out.rglob("*.py"):
-        if "_runtime" not in path.parts:
-            module_compiled, module_interpreted = count_checks(path.read_text())
-            compiled += module_compiled
-            interpreted += module_interpreted
+    path = [str(Path(str(package.__file__)).parent)]
+    for info in pkgutil.walk_packages(path, prefix=f"{package.__name__}."):
+        module_compiled, module_interpreted = count_checks(
+            importlib.import_module(info.name)
+        )
+        compiled += module_compiled
+        interpreted += module_interpreted
     return compiled, interpreted
 
 
-def count_checks(text: str) -> tuple[int, int]:
-    """(compiled, interpreted) checks of a generated module."""
-    classes = re.findall(r"^class \w+\(_models\.Schema(?:Root)?Model", text, re.M)
-    checked = len(re.findall(r"__json_schema_check__ = _check_\w+", text))
-    fields = re.findall(
-        r"_models\.Checked\(\s*\w+,\s*(?:\"[^\"]*\"|'[^']*')(?:,\s*(_check_\w+))?,?\s*\)",
-        text,
-    )
-    compiled = checked + sum(1 for name in fields if name)
-    interpreted = len(classes) - checked + sum(1 for name in fields if not name)
-    return compiled, interpreted
+def count_checks(module: ModuleType) -> tuple[int, int]:
+    """(compiled, interpreted) checks of a generated module: of each model that is not native, and of each
+    `Checked` field (found in its source: a field's annotation is read when its model is first built), whether
+    the runtime builds a check for it (else the interpreter decides)."""
+    found: list[SchemaCheck] = [
+        models.schema_check(value)
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and value.__module__ == module.__name__
+        and issubclass(value, (models.SchemaModel, models.SchemaRootModel))
+    ]
+    source = Path(str(module.__file__)).read_text(encoding="utf-8")
+    for const, pointer in re.findall(
+        r'_models\.Checked\(\s*(\w+),\s*("(?:[^"\\]|\\.)*")\s*\)', source
+    ):
+        found.append(SchemaCheck(getattr(module, const), ast.literal_eval(pointer)))
+    compiled = sum(check.check() is not None for check in found)
+    return compiled, len(found) - compiled
 
 
 # (compiled, interpreted) when this test was written: fewer compiled is a regression; more is progress
@@ -478,8 +427,8 @@ EXPECTED = {"examples_package": (5, 0), "real_tools_package": (16, 0)}
 
 @pytest.mark.parametrize("fixture", sorted(EXPECTED))
 def test_count_of_compiled_checks(fixture: str, request: pytest.FixtureRequest) -> None:
-    out, _ = request.getfixturevalue(fixture)
-    compiled, interpreted = _count(out)
+    _, package = request.getfixturevalue(fixture)
+    compiled, interpreted = _count(package)
     print(f"{fixture}: {compiled} compiled, {interpreted} interpreted")
     assert (compiled, interpreted) == EXPECTED[fixture]
 
@@ -490,7 +439,7 @@ def test_dispatch_checks_arguments_by_the_compiled_check(
     """`search_web`'s arguments model is not native: dispatch checks them by its compiled check, with the
     interpreter's messages and paths (the interpreter is not called)."""
     _, package = examples_package
-    dispatch = importlib.import_module(f"{package.__name__}._runtime.dispatch")
+    dispatch = importlib.import_module("toolspec_runtime.dispatch")
     arguments = {
         "query": "",
         "num_results": 0,
@@ -524,7 +473,7 @@ def test_dispatch_checks_results_and_context_values_by_compiled_checks(
     """A tool's result and its context values are checked by the checks compiled for their schemas, with
     the interpreter's messages and paths (the interpreter is not called)."""
     _, package = examples_package
-    dispatch = importlib.import_module(f"{package.__name__}._runtime.dispatch")
+    dispatch = importlib.import_module("toolspec_runtime.dispatch")
     search, letter = package.TOOLS["search_web"], package.TOOLS["dunning_letter"]
     assert search.output_check is not None
     [signature] = letter.context_args
@@ -552,76 +501,3 @@ def test_dispatch_checks_results_and_context_values_by_compiled_checks(
         dispatch._context_value(signature, 5)
     assert [p.message for p in raised.value.problems] == context_expected
     assert dispatch._context_value(signature, "Ada") == "Ada"
-
-
-LONG = "k" * 120
-
-
-LAID_OUT: list[Any] = [
-    {
-        "properties": {
-            LONG: {"not": {"const": "v" * 100}},
-            "b": {"enum": list(range(40))},
-        },
-        "required": [LONG, "r" * 90],
-        "dependentRequired": {"d" * 90: ["e" * 90]},
-        "dependentSchemas": {LONG: {"minProperties": 2}},
-        "patternProperties": {"^x" + "y" * 90: {"maxLength": 3}},
-        "additionalProperties": {"type": ["string", "number", "boolean", "null"]},
-        "propertyNames": {"pattern": "^[a-z]" + "z" * 80},
-    },
-    {
-        "type": "array",
-        "prefixItems": [{"type": "string"}, {"multipleOf": 0.1}],
-        "items": False,
-        "contains": {"oneOf": [{"type": "string"}] * 12},
-        "minContains": 2,
-        "maxContains": 3,
-        "uniqueItems": True,
-        "minItems": 1,
-    },
-    {
-        "if": {"const": LONG},
-        "then": {"anyOf": [{"minimum": 10**30}, {"exclusiveMaximum": -0.5}]},
-    },
-    {
-        "allOf": [{"properties": {LONG: {"type": "string"}, "b": True}}],
-        "anyOf": [{"prefixItems": [True]}, {"contains": {"const": 1}}],
-        "if": {"patternProperties": {"^x" + "y" * 90: True}},
-        "then": {"additionalProperties": True},
-        "dependentSchemas": {LONG: {"items": {"maxLength": 3}}},
-        "unevaluatedProperties": {"maxLength": 3},
-        "unevaluatedItems": False,
-    },
-]
-
-
-@pytest.mark.parametrize("schema", LAID_OUT)
-def test_compiled_checks_are_laid_out_as_black_lays_them_out(schema: Any) -> None:
-    import black
-
-    _, source = _compile(schema)
-    formatted = black.format_str(source, mode=black.Mode())
-    # (after the test's own imports, where black's blank lines differ from a generated module's)
-    assert formatted.partition("_checks\n")[2].lstrip("\n") == source.partition(
-        "_checks\n"
-    )[2].lstrip("\n")
-
-
-def test_compiled_checks_with_annotations_pass_mypy_strict(tmp_path: Path) -> None:
-    """Checks that record and read annotations (`unevaluated*`), and every other keyword, type-check."""
-    schema = {
-        "$defs": {"it": LAID_OUT[3]},
-        "allOf": [{"$ref": "#/$defs/it"}, *LAID_OUT[:3]],
-        "unevaluatedProperties": False,
-    }
-    _, source = _compile(schema)
-    (tmp_path / "checked.py").write_text(source)
-    run = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "checked.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "MYPYPATH": str(Path(__file__).parents[1])},
-    )
-    assert run.returncode == 0, run.stdout + run.stderr

@@ -107,7 +107,7 @@ def test_the_stub_shows_the_config_parameter(
     import inspect
 
     _, pkg = configured
-    signature = inspect.signature(pkg.Tools.search_web)
+    signature = inspect.signature(pkg.SearchWebFn.__call__)
     config = signature.parameters["config"]
     assert (
         config.kind is inspect.Parameter.KEYWORD_ONLY
@@ -115,7 +115,7 @@ def test_the_stub_shows_the_config_parameter(
     )
     assert config.annotation == "SearchWebConfig"
     # An argument named `config` keeps its name; the config comes in as `tool_config`.
-    fetch = inspect.signature(pkg.Tools.fetch_page).parameters
+    fetch = inspect.signature(pkg.FetchPageFn.__call__).parameters
     assert list(fetch)[1:] == ["url", "config", "tool_config"]
     assert fetch["tool_config"].annotation == "FetchPageConfig"
     assert pkg.TOOLS["fetch_page"].config_param == "tool_config"
@@ -333,7 +333,7 @@ def test_gram_config_may_come_first_and_empty(tmp_path: Path) -> None:
     assert result.files is not None, [d.render() for d in result.diagnostics.sorted()]
     module = result.files["t.py"]
     assert re.search(
-        r"class TConfig\(_models\.(Schema|Native)Model\):", module
-    ) and re.search(r"class UConfig\(_models\.(Schema|Native)Model\):", module)
+        r"class TConfig\(_models\.(Schema|Native)Model, schema=", module
+    ) and re.search(r"class UConfig\(_models\.(Schema|Native)Model, schema=", module)
     # A config field is not a parameter: the global parameter identity of gram does not apply to it.
     assert '"x": {"type": "integer"}' in module and '"x": {"type": "string"}' in module

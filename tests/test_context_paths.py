@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from codegen.passes.naming import function_name
-from codegen.runtime import sql
-from codegen.runtime.dispatch import (
+from toolspec_runtime import sql
+from toolspec_runtime.dispatch import (
     ContextArg,
     MissingContextError,
     ToolSpec,

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 from conftest import compile_ok, compile_result
 
-from codegen.runtime import exports
-from codegen.runtime.validation import validate
-from codegen.runtime.validation.limits import _MAX_IN_PLACE
+from toolspec_runtime import exports
+from toolspec_runtime.validation import validate
+from toolspec_runtime.validation.limits import _MAX_IN_PLACE
 from codegen.writer import write_output
 
 LENGTHS = (170, 1000, 5000)

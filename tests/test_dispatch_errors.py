@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, model_validator
 
-from codegen.runtime.dispatch import ToolResult, ToolSpec, call_tool, run_tool
+from toolspec_runtime.dispatch import ToolResult, ToolSpec, call_tool, run_tool
 
 FIX = "the arguments do not match the tool's input schema; fix each problem listed and call the tool again"
 

@@ -154,7 +154,7 @@ def test_an_entity_file_no_edit_reaches_is_reused_unless_its_names_change(
     assert _same_as_a_full_build(capsys)[0] == 0
     assert "alpha.py" in rendered and ENTITY_MODULE not in rendered
     assert (
-        "class AlphaArgs(_models.NativeModel)"
+        "class AlphaArgs(_models.NativeModel, "
         in (project / "out" / "alpha.py").read_text()
     )
     account.write_text(json.dumps(_entity("UserNested")))  # User's nested model's name
@@ -378,40 +378,6 @@ def test_export_files_are_spliced_alike_as_ascii_bytes_or_as_text(
     (project / "specs" / "gamma.json").write_text(json.dumps([_tool("gamma", "Next.")]))
     assert _same_as_a_full_build(capsys)[0] == 0
     assert reuses[1] is True and reuses[3] is True
-
-
-def test_an_edit_keeps_the_runtime_as_out_has_it(
-    project: Path,
-    reuses: list[bool],
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The runtime is codegen's own files, verbatim: an edit rebuild neither reads nor writes them again. (A
-    runtime file changed in OUT since is not vouched for: the next build is a full one, and writes it again.)
-    """
-    from codegen.backends import python
-
-    assert cli.main(["specs", "-o", "out"]) == 0
-    runtime = project / "out" / "_runtime" / "dispatch.py"
-    before = runtime.stat().st_mtime_ns
-    read: list[str] = []
-    original = python.runtime_source
-
-    def reading(name: str) -> str:
-        read.append(name)
-        return original(name)
-
-    monkeypatch.setattr(python, "runtime_source", reading)
-    (project / "specs" / "beta.json").write_text(
-        json.dumps([_tool("beta", "Edited."), _tool("beta_two")])
-    )
-    assert cli.main(["specs", "-o", "out"]) == 0
-    assert reuses == [False, True] and read == []
-    assert runtime.stat().st_mtime_ns == before
-    runtime.write_text(runtime.read_text() + "# changed\n")
-    (project / "specs" / "beta.json").write_text(json.dumps([_tool("beta")]))
-    assert _same_as_a_full_build(capsys)[0] == 0
-    assert "dispatch.py" in read
 
 
 def test_an_edit_under_prefixes_matches_a_full_build(

@@ -19,11 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codegen.formatting import layout_module
-from codegen.runtime import checks as runtime_checks
-from codegen.runtime.check_planner import ModuleChecks
-from codegen.runtime.check_writer import render_checks
-from codegen.runtime.validation import validate
+from toolspec_runtime import checks as runtime_checks
+from toolspec_runtime.check_builder import build_check
+from toolspec_runtime.validation import validate
 from conftest import generate_package
 
 BIG = 3.381401931792213e31  # its literal is a multiple of 1.5; its binary value is not
@@ -70,21 +68,9 @@ def package(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
 
 
 def _compiled(schema: dict[str, Any]) -> Any:
-    checks = ModuleChecks()
-    name = checks.entry(schema, "")
-    assert name is not None
-    text = "\n".join(
-        [
-            "from typing import Any",
-            "import decimal as _decimal",
-            "from codegen.runtime import checks as _checks",
-            *render_checks(checks.functions),
-            "",
-        ]
-    )
-    namespace: dict[str, Any] = {}
-    exec(compile(layout_module(text, {}), "<checks>", "exec"), namespace)
-    return namespace[name]
+    check = build_check(schema, "")
+    assert check is not None
+    return check
 
 
 def _verdicts(package: ModuleType, field: str, value: Any) -> dict[str, bool]:
@@ -119,7 +105,7 @@ def _verdicts(package: ModuleType, field: str, value: Any) -> dict[str, bool]:
 
 
 def test_the_models_are_of_the_kinds_named(package: ModuleType) -> None:
-    native = importlib.import_module(f"{package.__name__}._runtime.models").NativeModel
+    native = importlib.import_module("toolspec_runtime.models").NativeModel
     assert issubclass(package.Native, native)
     assert not issubclass(package.Checked, native)
 

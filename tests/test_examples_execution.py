@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from oracle import accepts, model_accepts
+from toolspec_runtime.models import schema_location
 
 # model name -> (valid instances, invalid instances); each verdict is also checked against jsonschema.
 TABLE: dict[str, tuple[list[Any], list[Any]]] = {
@@ -123,8 +124,8 @@ TABLE: dict[str, tuple[list[Any], list[Any]]] = {
 
 
 def _schema(model: Any) -> Any:
-    document = model.__json_schema_document__
-    pointer = model.__json_schema_pointer__
+    document = schema_location(model)[0]
+    pointer = schema_location(model)[1]
     return document if not pointer else {**document, "$ref": "#" + pointer}
 
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codegen.backends.schemas import join_export, splice_export, tiles
-from codegen.runtime.exports import EXPORT_FILES
+from toolspec_runtime.exports import EXPORT_FILES
 
 _FRAGMENT = st.text(st.characters(codec="utf-8"), max_size=12)
 _TOOLS = st.dictionaries(

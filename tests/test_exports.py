@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis_jsonschema import from_schema
 from oracle import accepts
 
-from codegen.runtime import exports
+from toolspec_runtime import exports
 
 FLAVOUR_FILES = exports.EXPORT_FILES
 

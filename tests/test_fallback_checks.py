@@ -1,6 +1,6 @@
-"""What strict native validation refuses, and SQL tools' context values, are decided by compiled checks, never
-the interpreter: a native model's check is written on first use from its schema (`runtime/fallback.py`), a SQL
-tool's context check is emitted beside it. Both must report exactly what the interpreter reports.
+"""What strict native validation refuses, and SQL tools' context values, are decided by the exact checks the
+runtime builds on first use from their schemas (`toolspec_runtime/schema_checks.py`), never the interpreter. They
+must report exactly what the interpreter reports.
 """
 
 from __future__ import annotations
@@ -20,17 +20,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from codegen.runtime import checks
-from codegen.runtime.fallback import write_check
-from codegen.runtime.models import _is_json_data, to_json_data
-from codegen.runtime.validation.data import _check_data
+from toolspec_runtime import checks
+from toolspec_runtime.schema_checks import SchemaCheck, check_of
+from toolspec_runtime.models import _is_json_data, to_json_data
+from toolspec_runtime.validation.data import _check_data
 from instances import _resolve, variants
+from toolspec_runtime.models import schema_location
 
 PACKAGES = ("examples_package", "real_tools_package")
 
 
 def _runtime(package: ModuleType, name: str) -> ModuleType:
-    return importlib.import_module(f"{package.__name__}._runtime.{name}")
+    """A module of the runtime library the package imports."""
+    return importlib.import_module(f"toolspec_runtime.{name}")
 
 
 def _native_models(package: ModuleType) -> list[type[Any]]:
@@ -54,8 +56,8 @@ def _native_models(package: ModuleType) -> list[type[Any]]:
 
 
 def _instances(cls: type[Any]) -> list[Any]:
-    document = cls.__json_schema_document__
-    schema = _resolve(document, "#" + cls.__json_schema_pointer__)
+    document = schema_location(cls)[0]
+    schema = _resolve(document, "#" + schema_location(cls)[1])
     return [*variants(schema, document), {"_": (1, 2)}, 1.0]
 
 
@@ -92,7 +94,7 @@ def test_native_models_never_fall_back_to_the_interpreter(
     cases = [(cls, instance) for cls in models for instance in _instances(cls)]
     # The interpreter's answers: the fallback checks disabled.
     with monkeypatch.context() as interpreted:
-        interpreted.setattr(_runtime(package, "models"), "fallback_check", _none)
+        interpreted.setattr(SchemaCheck, "check", _none)
         expected = [
             (_verdict(cls, data), _verdict(cls, data, text=True)) for cls, data in cases
         ]
@@ -105,7 +107,8 @@ def test_native_models_never_fall_back_to_the_interpreter(
     assert refused > len(cases) // 3  # the refusal path is exercised
 
 
-def _none(cls: type[Any]) -> None:
+def _none(self: Any) -> None:
+    """No check is built: the interpreter decides."""
     return None
 
 
@@ -132,7 +135,7 @@ def test_dispatch_checks_native_arguments_without_the_interpreter(
         return [(p.path, p.message) for p in error.problems]
 
     with monkeypatch.context() as interpreted:
-        interpreted.setattr(_runtime(package, "models"), "fallback_check", _none)
+        interpreted.setattr(SchemaCheck, "check", _none)
         expected = [outcome(name, data) for name, data in calls]
     _no_interpreter(package, monkeypatch)
     assert [outcome(name, data) for name, data in calls] == expected
@@ -147,10 +150,10 @@ class _Anything:
 def test_sql_context_values_are_checked_by_their_compiled_check(
     examples_package: tuple[Path, ModuleType], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A SQL tool's bind parameters from the context are checked by the check compiled for their schema."""
+    """A SQL tool's bind parameters from the context are checked by the check built for their schema."""
     out, package = examples_package
     source = (out / "brimley" / "invoices" / "open_balance.py").read_text()
-    assert "check=_check_" in source.split("def bind_open_balance")[1]
+    assert "schema={" in source.split("def bind_open_balance")[1]
     module = importlib.import_module(
         f"{package.__name__}.brimley.invoices.open_balance"
     )
@@ -191,8 +194,8 @@ def test_sql_context_values_are_checked_by_their_compiled_check(
         ),
     ],
 )
-def test_write_check(schema: Any, pointer: str) -> None:
-    check = write_check(schema, pointer)
+def test_check_of(schema: Any, pointer: str) -> None:
+    check = check_of(schema, pointer)
     if isinstance(schema, dict) and "$ref" in schema:
         assert check is None
         return

@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from codegen.backends import schemas
-from codegen.runtime.exports import dump_json
+from toolspec_runtime.exports import dump_json
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
@@ -340,7 +340,7 @@ def test_a_default_is_judged_as_against_the_whole_document(
     from codegen.diagnostics import Diagnostics, SourceFile
     from codegen.frontends.json.parse import parse_json
     from codegen.passes.pytypes import _default_fits
-    from codegen.runtime.validation import is_valid
+    from toolspec_runtime.validation import is_valid
 
     root = {
         "type": "object",

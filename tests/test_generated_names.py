@@ -142,7 +142,7 @@ def test_colliding_names_import_dispatch_and_pass_mypy(
     assert package.ContextArg.__module__ == f"{name}.context_arg"
     assert package.Connection.__module__ == f"{name}.connection"
     # ... except SPEC §4's names, which win.
-    assert package.ToolSpec.__module__ == f"{name}._runtime.dispatch"
+    assert package.ToolSpec.__module__ == "toolspec_runtime.dispatch"
     assert package.AGENTS["helper"].tools == ("ping",)
     # Every tool dispatches: JSON tools, the gram tool, and SQL tools whose names are runtime helpers'.
     impl = _Impl()
@@ -209,8 +209,6 @@ def test_templates_bind_only_reserved_or_underscore_names(
     colliding, _ = generate_package(tmp_path, _colliding_specs(tmp_path / "specs"))
     for package in (out, colliding):
         for path in package.rglob("*.py"):
-            if "_runtime" in path.parts:
-                continue
             tree = ast.parse(path.read_text())
             imported, foreign, defined = _bindings(tree)
             # The package __init__ exports only reserved names of its own (it star-imports the rest).
@@ -223,7 +221,7 @@ def test_templates_bind_only_reserved_or_underscore_names(
 
 def _is_generated(statement: ast.ImportFrom) -> bool:
     """`from ..other import Model`: a model of another generated module (or the module itself)."""
-    return statement.level > 0 and "_runtime" not in (statement.module or "")
+    return statement.level > 0
 
 
 def _exported(tree: ast.Module) -> list[str]:

@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, compile_result
-from codegen.runtime.validation import (
+from toolspec_runtime.validation import (
     UnsupportedPattern,
     _translate_pattern,
     compile_pattern,
@@ -51,7 +51,7 @@ def bounded(code: str) -> Any:
 def test_catastrophic_pattern_is_matched_in_linear_time() -> None:
     verdicts = bounded("""
         import json
-        from codegen.runtime.validation import is_valid
+        from toolspec_runtime.validation import is_valid
         schema = {"type": "string", "pattern": "^(a+)+$"}
         names = {"patternProperties": {"^(a+)+$": False}}
         print(json.dumps([
@@ -181,7 +181,7 @@ def test_multiple_of_with_huge_exponents_is_decided_without_expanding_them() -> 
     verdicts = bounded("""
         import json
         from decimal import Decimal as D
-        from codegen.runtime.validation import is_valid
+        from toolspec_runtime.validation import is_valid
         cases = [
             (D("1e10000000"), 3), (D("1e10000000"), D("1e-10000000")), (D("3e10000000"), D("7e-5")),
             (7, D("1e10000000")), (D("1e-10000000"), D("1e10000000")), (D("2e10000000"), D("0.4")),
@@ -196,7 +196,7 @@ def test_numbers_beyond_pythons_digit_limit_are_refused_not_computed_with() -> N
     messages = bounded("""
         import json
         from decimal import Decimal
-        from codegen.runtime.validation import validate
+        from toolspec_runtime.validation import validate
         found = [
             validate(10**1_000_000, {"maximum": Decimal("1e10000000")}),
             validate(Decimal("7" * 100_000), {"multipleOf": 3}),
@@ -228,7 +228,7 @@ def test_multiple_of_agrees_with_exact_fractions(
     from decimal import Decimal
     from fractions import Fraction
 
-    from codegen.runtime.validation import _is_multiple
+    from toolspec_runtime.validation import _is_multiple
 
     a = Decimal(value).scaleb(value_exponent)
     b = Decimal(divisor).scaleb(divisor_exponent)
@@ -244,7 +244,7 @@ def test_multiple_of_agrees_with_exact_fractions(
 def test_resource_path_matching_is_linear_in_the_path() -> None:
     found = bounded("""
         import json
-        from codegen.runtime.paths import _parts, _split
+        from toolspec_runtime.paths import _parts, _split
         template = _parts("/releases/v{major}.{minor}.{patch}/notes")
         digits = "/releases/v" + "1." * 500_000  # 1 MB; a backtracking regex takes cubic time here
         found = [_split(template, digits), _split(template, digits + "1/notes")]
@@ -278,7 +278,7 @@ def test_xml_export_of_a_doubling_ref_chain_stays_small() -> None:
     assert len(json.dumps(tool)) < 2600
     sizes = bounded(f"""
         import json
-        from codegen.runtime.exports import export_tools
+        from toolspec_runtime.exports import export_tools
         text = export_tools([json.loads({json.dumps(json.dumps(tool))})], "xml")
         print(json.dumps([len(text), text.count("<arg"), text.count('schema="D24"')]))
         """)
@@ -301,7 +301,7 @@ def test_xml_export_of_nested_alternatives_is_not_exponential() -> None:
     }
     types = bounded(f"""
         import json, re
-        from codegen.runtime.exports import export_tools
+        from toolspec_runtime.exports import export_tools
         tool = {{"name": "t", "inputSchema": json.loads({json.dumps(json.dumps(schema))})}}
         print(json.dumps(re.findall(r'<arg name="(\\w)" type="([^"]*)"', export_tools([tool], "xml"))))
         """)

@@ -36,11 +36,7 @@ def blacked(text: str) -> str:
 
 
 def _python(files: dict[str, str]) -> dict[str, str]:
-    return {
-        path: text
-        for path, text in files.items()
-        if path.endswith(".py") and not path.startswith("_runtime/")
-    }
+    return {path: text for path, text in files.items() if path.endswith(".py")}
 
 
 def _assert_black_stable(files: dict[str, str]) -> None:

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codegen.runtime.lazy import ToolRegistry, package_attributes
+from toolspec_runtime.lazy import ToolRegistry, package_attributes
 from conftest import EXAMPLES, generate_package
 from test_generated_names import SQL_TOOL
 from test_typecheck import MYPY_CONFIG
@@ -30,7 +30,7 @@ LOADED = """
 import json as _json, sys as _sys
 print(_json.dumps(sorted(
     m for m in _sys.modules
-    if m.startswith(pkg.__name__ + ".") and not m.startswith(pkg.__name__ + "._runtime")
+    if m.startswith(pkg.__name__ + ".")
 )))
 """
 

@@ -1,6 +1,6 @@
 """Patterns with lookahead and lookbehind compile and match in time linear in the text (times the pattern).
 
-They run on `codegen/runtime/validation/automata.py` (the Rust engine has no lookaround): every lookaround is a
+They run on `runtime/src/toolspec_runtime/validation/automata.py` (the Rust engine has no lookaround): every lookaround is a
 per-position predicate computed in one pass over the text before the main pass. The cost is counted (NFA states
 visited plus positions scanned, `automata.STEPS`), never timed: doubling the text at most doubles it (2.2x allowed),
 on the patterns a backtracking matcher takes exponential time on too. Answers are checked against Python's `re`
@@ -19,13 +19,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codegen.runtime.validation import (
+from toolspec_runtime.validation import (
     UnsupportedPattern,
     compile_pattern,
     is_valid,
     validate,
 )
-from codegen.runtime.validation.translation import _Translation, _translate_pattern
+from toolspec_runtime.validation.translation import _Translation, _translate_pattern
 from conftest import compile_result
 from test_conformance import DIALECTS, Group, compiled_suite, tally
 
@@ -49,7 +49,7 @@ GROWING = [
 
 def steps(pattern: str, text: str, cached: bool) -> tuple[bool, int]:
     """Whether the pattern matches, and the steps it took (the engine without its DFA cache when not cached)."""
-    from codegen.runtime.validation import automata
+    from toolspec_runtime.validation import automata
 
     tokens = _Translation(pattern).run()
     machine = automata.Machine(automata.compile_tokens(tokens), cached=cached)
@@ -181,7 +181,7 @@ def test_the_lookaround_engine_agrees_with_the_rust_engine(
     pattern: str, texts: list[str]
 ) -> None:
     """Both engines run the same tokens: on every lookaround-free pattern they give one answer."""
-    from codegen.runtime.validation import automata
+    from toolspec_runtime.validation import automata
 
     try:
         rust = compile_pattern(pattern)

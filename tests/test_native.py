@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import json
+import re
 import math
 import sys
 from pathlib import Path
@@ -21,9 +22,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codegen.runtime.models import read_json, to_json_data
-from codegen.runtime.validation import validate
+from toolspec_runtime.models import read_json, to_json_data
+from toolspec_runtime.validation import validate
 from conftest import generate_package
+from toolspec_runtime.models import schema_location
 
 # Schemas covering every keyword the native path takes, each alone and in combination.
 SCHEMAS: dict[str, Any] = {
@@ -112,7 +114,7 @@ def _models(package: ModuleType) -> list[type[Any]]:
     """The package's native model classes (its own copy of the runtime's `NativeModel`)."""
     import importlib
 
-    base = importlib.import_module(f"{package.__name__}._runtime.models").NativeModel
+    base = importlib.import_module("toolspec_runtime.models").NativeModel
     found = {
         value
         for name in dir(package)
@@ -126,15 +128,13 @@ def test_every_schema_here_takes_the_native_path(package: ModuleType) -> None:
     assert {"Scalars", "Nested", "Open"} <= names
     # Fields without a native form are checked by the interpreter alone; the model stays native.
     assert "_models.Checked(" in Path(package.scalars.__file__).read_text()
-    assert package.Scalars.__json_text_native__ is False  # `a` takes any JSON
-    assert package.Nested.__json_text_native__ is False  # so do `any`'s items
+    assert package.Scalars.__json_exact_numbers__ is True  # `a` takes any JSON
+    assert package.Nested.__json_exact_numbers__ is True  # so do `any`'s items
 
 
 def _interpreter_accepts(cls: type[Any], data: Any) -> bool:
-    document = cls.__json_schema_document__
-    return not validate(
-        to_json_data(data), document, pointer=cls.__json_schema_pointer__
-    )
+    document = schema_location(cls)[0]
+    return not validate(to_json_data(data), document, pointer=schema_location(cls)[1])
 
 
 def _strict_accepts(cls: type[Any], data: Any) -> Any:
@@ -251,7 +251,7 @@ def test_native_json_text_acceptance_implies_the_interpreters(
             continue
         parsed = read_json(text)
         assert not validate(
-            parsed, cls.__json_schema_document__, pointer=cls.__json_schema_pointer__
+            parsed, schema_location(cls)[0], pointer=schema_location(cls)[1]
         ), text
 
 
@@ -329,10 +329,10 @@ def test_constructor_and_json_text(package: ModuleType) -> None:
 
 
 def _native_count(out: Path) -> tuple[int, int]:
-    text = "\n".join(
-        p.read_text() for p in out.rglob("*.py") if "_runtime" not in p.parts
-    )
-    return text.count("(_models.NativeModel):"), text.count("(_models.SchemaModel):")
+    """(native, not native) object models of a generated package, by their base classes."""
+    text = "\n".join(p.read_text() for p in out.rglob("*.py"))
+    bases = re.findall(r"^class \w+\(\s*_models\.(Native|Schema)Model,", text, re.M)
+    return bases.count("Native"), bases.count("Schema")
 
 
 def test_native_models_of_the_examples(
@@ -393,7 +393,9 @@ def test_native_models_are_those_whose_every_model_used_is_native(
 
 
 _DIVISORS = st.one_of(
-    st.integers(-45, 12).map(lambda k: 2.0**k),  # powers of two, with and without an exact short literal
+    st.integers(-45, 12).map(
+        lambda k: 2.0**k
+    ),  # powers of two, with and without an exact short literal
     st.floats(1e-6, 1e6, allow_nan=False, allow_infinity=False),
 )
 _VALUES = st.one_of(
@@ -411,8 +413,8 @@ def test_multiple_of_decides_as_the_interpreter(divisor: float, value: Any) -> N
     """`_models.MultipleOf`'s shortcuts (a float by a power of two, an integer by one at most 1) agree with the
     interpreter's exact test, which divides by the divisor's literal: 2**-30 is 9.313225746154785e-10 there,
     of which 1.0 is no multiple."""
-    from codegen.runtime.models import MultipleOf
-    from codegen.runtime.validation.numbers import _is_multiple
+    from toolspec_runtime.models import MultipleOf
+    from toolspec_runtime.validation.numbers import _is_multiple
 
     check = MultipleOf(divisor)
     try:

@@ -30,8 +30,8 @@ from codegen.frontends.brimley.safe_yaml import load_yaml
 from codegen.frontends.gram.syntax import GramSyntaxError, parse_gram
 from codegen.frontends.json.parse import SMALLEST_FLOAT, parse_json
 from codegen.passes.native import MAX_LENGTH
-from codegen.runtime.exports import openai_tool
-from codegen.runtime.validation import validate
+from toolspec_runtime.exports import openai_tool
+from toolspec_runtime.validation import validate
 from conftest import generate_package
 from oracle import accepts, model_accepts
 from test_exports import openai_strict_problems
@@ -150,7 +150,7 @@ def _model(package: ModuleType, name: str) -> Any:
 
 
 def test_the_models_are_of_the_kinds_named(package: ModuleType) -> None:
-    native = importlib.import_module(f"{package.__name__}._runtime.models").NativeModel
+    native = importlib.import_module("toolspec_runtime.models").NativeModel
     assert issubclass(_model(package, "NativeCounts"), native)
     assert issubclass(_model(package, "NativeNumbers"), native)
     assert not issubclass(_model(package, "CheckedCounts"), native)

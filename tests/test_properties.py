@@ -31,6 +31,7 @@ from hypothesis_jsonschema import from_schema
 from instances import variants
 from oracle import FORMATS, model_accepts
 from pydantic import BaseModel, TypeAdapter
+from toolspec_runtime.models import schema_location
 
 MAX_EXAMPLES = 15
 # Where tool definition files (one tool, or exports of many) hold JSON Schemas.
@@ -56,9 +57,7 @@ def subjects(out: Path, package: ModuleType) -> list[Subject]:
         for name, spec in sorted(package.TOOLS.items())
     ]
     for name, model in entities(out, package).items():
-        found.append(
-            Subject(f"entity {name}", model.__json_schema_document__, model, False)
-        )
+        found.append(Subject(f"entity {name}", schema_location(model)[0], model, False))
     return found
 
 
@@ -70,9 +69,7 @@ def entities(out: Path, package: ModuleType) -> dict[str, type[BaseModel]]:
 
 def generated_models(package: ModuleType) -> list[type[BaseModel]]:
     """Every model class of the package, nested ones included."""
-    runtime = __import__(
-        f"{package.__name__}._runtime.models", fromlist=["SchemaModel"]
-    )
+    runtime = __import__("toolspec_runtime.models", fromlist=["SchemaModel"])
     bases = (runtime.SchemaModel, runtime.SchemaRootModel)
     models = {}
     for name in package.__all__:
@@ -275,8 +272,8 @@ def test_model_json_schema_accepts_what_the_model_accepts(
         embedded = TypeAdapter(list[model]).json_schema()  # type: ignore[valid-type]
         for schema in (own, embedded):
             jsonschema.Draft202012Validator.check_schema(schema, format_checker=None)
-        document = model.__json_schema_document__
-        subschema = _at(document, model.__json_schema_pointer__)
+        document = schema_location(model)[0]
+        subschema = _at(document, schema_location(model)[1])
         for instance in _unique(variants(subschema, document)):
             verdict = model_accepts(model, instance)
             assert (
@@ -345,12 +342,8 @@ def results_round_trip(package: ModuleType, source: str) -> None:
     """For every tool with an output schema and every valid result drawn from it: dispatch accepts it, and its
     `to_data()`, `to_json()` and MCP `structuredContent` are valid against the emitted schemas.
     """
-    runtime = __import__(
-        f"{package.__name__}._runtime.dispatch", fromlist=["call_tool"]
-    )
-    exports = __import__(
-        f"{package.__name__}._runtime.exports", fromlist=["mcp_output_schema"]
-    )
+    runtime = __import__("toolspec_runtime.dispatch", fromlist=["call_tool"])
+    exports = __import__("toolspec_runtime.exports", fromlist=["mcp_output_schema"])
     checked = 0
     failures: list[str] = []
     for name, spec in sorted(package.TOOLS.items()):

@@ -188,7 +188,7 @@ def test_round_trip_typed(
 
 
 def test_templates_are_checked_at_compile_time(tmp_path: Path) -> None:
-    from codegen.runtime.paths import TemplateError, parse_template
+    from toolspec_runtime.paths import TemplateError, parse_template
 
     assert parse_template("/a/{b}/c{d*}") == [
         ("/a/", None, False),
@@ -214,7 +214,7 @@ def _backtracking_split(template: str, path: str) -> list[str] | None:
     """What a backtracking regex takes for each parameter: the reference for the linear matcher."""
     import re
 
-    from codegen.runtime.paths import parse_template
+    from toolspec_runtime.paths import parse_template
 
     pattern = ""
     for literal, name, catch_all in parse_template(template):
@@ -247,7 +247,7 @@ def _backtracking_split(template: str, path: str) -> list[str] | None:
 def test_linear_path_matching_takes_what_a_backtracking_regex_takes(
     template: str, tail: str, head: str
 ) -> None:
-    from codegen.runtime.paths import _parts, _split
+    from toolspec_runtime.paths import _parts, _split
 
     path = head + tail
     assert _split(_parts(template), path) == _backtracking_split(template, path)

@@ -16,6 +16,8 @@ import jsonschema
 import pytest
 
 from conftest import generate_package
+import toolspec_runtime.dispatch
+import toolspec_runtime.exports
 
 EXACT = "12345678901234567890.123456789"
 
@@ -136,7 +138,7 @@ def test_a_decimal_result_is_a_number_in_structured_content(
         fake = dataclasses.replace(
             spec, implementation=lambda args, context, v=value: Decimal(v)
         )
-        result = pkg._runtime.dispatch.call_tool(
+        result = toolspec_runtime.dispatch.call_tool(
             fake,
             "open_balance",
             {"account_id": 1},
@@ -168,7 +170,7 @@ def test_a_single_row_sql_result_fits_its_output_schema_with_a_row_or_without(
         else pkg.Invoice.model_validate(json.loads(_invoice("12.50")))
     )
     fake = dataclasses.replace(spec, implementation=lambda args, context: value)
-    result = pkg._runtime.dispatch.call_tool(
+    result = toolspec_runtime.dispatch.call_tool(
         fake, "get_invoice", {"invoice_id": 1}, None, {"app": {"tenant": {"id": 1}}}
     )
     assert result.ok, result.error
@@ -213,7 +215,7 @@ def test_a_valid_result_is_typed(examples_package: tuple[Path, ModuleType]) -> N
 
 
 def _context_tool(pkg: ModuleType, schema: dict[str, Any], kind: Any) -> Any:
-    runtime = pkg._runtime.dispatch
+    runtime = toolspec_runtime.dispatch
     spec = pkg.TOOLS["exchange_rate"]
     arg = runtime.ContextArg(
         name="tenant", path="app.tenant", wire="tenant", type=kind, schema=schema
@@ -232,7 +234,7 @@ def test_a_context_value_is_checked_exactly(
         def exchange_rate(self, **kwargs: Any) -> float:
             return 1.0
 
-    result = pkg._runtime.dispatch.call_tool(
+    result = toolspec_runtime.dispatch.call_tool(
         spec,
         "exchange_rate",
         {"base": "EUR", "quote": "USD"},
@@ -258,7 +260,7 @@ def test_a_valid_context_value_is_typed(
             return 1.0
 
     for value in ("2024-01-02", datetime.date(2024, 1, 2)):
-        result = pkg._runtime.dispatch.call_tool(
+        result = toolspec_runtime.dispatch.call_tool(
             spec,
             "exchange_rate",
             {"base": "EUR", "quote": "USD"},
@@ -274,7 +276,7 @@ def test_sql_context_values_are_checked_exactly(
 ) -> None:
     _, pkg = examples_package
     # The package imports its `_runtime.sql` with its first SQL tool module, not at once.
-    sql = importlib.import_module(f"{pkg.__name__}._runtime.sql")
+    sql = importlib.import_module("toolspec_runtime.sql")
     schema = {"type": "integer", "minimum": 1}
     assert sql.from_context({"t": 3}, "t", int, "tool", schema=schema) == 3
     for bad in ("5", True, 0, 1.5):

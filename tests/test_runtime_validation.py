@@ -1,4 +1,4 @@
-"""Tests of `codegen.runtime.validation`, the JSON Schema validator every generated package carries.
+"""Tests of `toolspec_runtime.validation`, the JSON Schema validator every generated package carries.
 
 The official JSON-Schema-Test-Suite (draft 2020-12) decides correctness; the focused tests below pin what the suite
 does not cover: the JSON data model over Python values, the date/date-time rule, messages and paths, deep input,
@@ -23,7 +23,7 @@ import pytest
 from bundling import SUITE_URL, bundled, suite_ref_map
 from conftest import SHARED, missing_shared
 
-from codegen.runtime.validation import (
+from toolspec_runtime.validation import (
     PatternError,
     Problem,
     compile_pattern,
@@ -846,6 +846,6 @@ def test_agrees_with_jsonschema_on_random_cases() -> None:
 def test_integers_of_more_than_4300_digits_are_refused_exactly(
     value: int, refused: bool
 ) -> None:
-    from codegen.runtime.validation import is_valid
+    from toolspec_runtime.validation import is_valid
 
     assert is_valid(value, {"type": "integer"}) is not refused

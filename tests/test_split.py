@@ -1,6 +1,7 @@
 """A first build of many JSON spec files reads and plans the last ones in a forked child (codegen/split.py): the
 output is the same as one process compiling everything, whatever the child does, and when the child's names would
-not be the ones one process gives, or either half has something to report, this process compiles everything."""
+not be the ones one process gives, or either half has something to report, this process compiles everything.
+"""
 
 from __future__ import annotations
 
@@ -188,7 +189,9 @@ def test_a_module_of_one_half_named_as_a_folder_of_the_other_is_reported(
     """`tools/a.json` (this process's) and `tools/a/b.json` (the child's) both make `tools.a`."""
     root = tmp_path / "specs"
     (root / "tools" / "a").mkdir(parents=True)
-    (root / "tools" / "a.json").write_text(json.dumps([_tool(f"a_{t}") for t in range(9)]))
+    (root / "tools" / "a.json").write_text(
+        json.dumps([_tool(f"a_{t}") for t in range(9)])
+    )
     deeper = json.dumps([_tool(f"b_{t}") for t in range(9)])
     (root / "tools" / "a" / "b.json").write_text(
         deeper.replace("../entities/", "../../entities/")

@@ -234,8 +234,8 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
 
 
 def _sql_runtime(pkg: ModuleType) -> ModuleType:
-    """The package's `_runtime.sql` (imported by the first SQL tool module used, not by the package)."""
-    return importlib.import_module(f"{pkg.__name__}._runtime.sql")
+    """The runtime's `sql` module (imported by the first SQL tool module used, not by the package)."""
+    return importlib.import_module("toolspec_runtime.sql")
 
 
 @pytest.fixture

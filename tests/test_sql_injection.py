@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codegen.sqlscan import render, scan
-from codegen.runtime.sql import execute
+from toolspec_runtime.sql import execute
 from conftest import compile_result
 
 sqlalchemy = pytest.importorskip("sqlalchemy")

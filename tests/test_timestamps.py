@@ -279,7 +279,8 @@ def test_dispatched_results_are_valid_against_the_output_schema(
 ) -> None:
     insert_literal(conn, 1, "2026-02-01 10:00:00.5")
     context = {"databases": {"default": conn}}
-    exports = pkg._runtime.exports
+    from toolspec_runtime import exports
+
     expected = datetime.datetime(2026, 2, 1, 10, 0, 0, 500000, tzinfo=UTC)
     for name, arguments, found in [
         ("get_event", '{"event_id": 1}', lambda data: data["happened_at"]),

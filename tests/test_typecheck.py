@@ -124,7 +124,7 @@ def test_mypy_checks_an_implementation_against_the_specs(
 def _other_tools(out: Path) -> list[str]:
     import json
 
-    from codegen.runtime.exports import (
+    from toolspec_runtime.exports import (
         EXPORT_FILES,
     )  # schemas/tools.*: every tool in one LLM format
 
@@ -141,10 +141,11 @@ def _other_tools(out: Path) -> list[str]:
 
 
 def test_codegen_itself_passes_mypy_strict_and_black(tmp_path: Path) -> None:
-    """The compiler is held to what it asks of the code it generates (the settings in pyproject.toml: Python
-    3.10, whose branches are checked too)."""
+    """The compiler and its runtime library are held to what they ask of the code codegen generates (the
+    settings in pyproject.toml: Python 3.10, whose branches are checked too)."""
     root = Path(__file__).resolve().parents[1]
     _black(root / "codegen")
+    _black(root / "runtime")
     run = subprocess.run(
         [
             sys.executable,
@@ -155,6 +156,7 @@ def test_codegen_itself_passes_mypy_strict_and_black(tmp_path: Path) -> None:
             "--cache-dir",
             str(tmp_path / "cache"),
             "codegen",
+            "runtime/src/toolspec_runtime",
         ],
         cwd=root,
         capture_output=True,

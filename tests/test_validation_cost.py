@@ -13,6 +13,7 @@ these tests quickly instead of hanging.
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,11 +26,10 @@ from hypothesis import HealthCheck, example, given, settings, target
 from hypothesis import strategies as st
 
 from conftest import compile_result, generate_package
-from codegen.runtime import checks as runtime_checks
-from codegen.runtime.check_planner import ModuleChecks
-from codegen.runtime.check_writer import render_checks
-from codegen.runtime.validation import evaluator as evaluator_module
-from codegen.runtime.validation import is_valid, validate
+from toolspec_runtime import checks as runtime_checks
+from toolspec_runtime import check_builder
+from toolspec_runtime.validation import evaluator as evaluator_module
+from toolspec_runtime.validation import is_valid, validate
 
 # Evaluations per (schema node x instance node): each reference's target is evaluated at most twice per
 # instance location and mode (fail-fast or not, annotations wanted or not: four), and each of its nodes once
@@ -281,26 +281,27 @@ def test_a_failed_alternative_of_alternatives_is_quoted_in_bounded_text() -> Non
 
 
 def compiled(schema: Any, pointer: str) -> tuple[Callable[..., Any], list[int]] | None:
-    """The check the planner compiles for `schema` at `pointer` (None: it leaves it to the interpreter),
-    its every function counting its calls into the list returned."""
-    module = ModuleChecks()
-    name = module.entry(schema, pointer)
-    if name is None or name.startswith("_checks."):
-        return None
-    namespace: dict[str, Any] = {"_checks": runtime_checks, "Any": Any}
-    exec("\n".join(render_checks(module.functions)), namespace)
+    """The check the runtime builds for `schema` at `pointer` (None: the planner leaves it to the
+    interpreter), its every function counting its calls into the list returned."""
     count, budget = [0], [0]
-    for function in module.functions:
-        original = namespace[function.name]
+    driver = check_builder._Builder._driver
 
-        def counting(*args: Any, _original: Any = original) -> Any:
+    def counting_driver(self: Any) -> Any:
+        original = driver(self)
+
+        def counting(*args: Any) -> Any:
             count[0] += 1
             if count[0] > budget[0]:
                 raise TooCostly(count[0])
-            return _original(*args)
+            return original(*args)
 
-        namespace[function.name] = counting
-    check = namespace[name]
+        return counting
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(check_builder._Builder, "_driver", counting_driver)
+        check = check_builder.build_check(schema, pointer)
+    if check is None or check in (runtime_checks.accept, runtime_checks.reject):
+        return None
 
     def run(instance: Any, limit: int) -> Any:
         budget[0] = limit
@@ -399,7 +400,7 @@ def test_a_deep_spec_compiles_and_dispatches_in_polynomial_time(
         assert compile_result(specs).files is not None  # the default 1 is checked
     out, name = generate_package(tmp_path, specs)
     package = import_package(out, name)
-    runtime = import_package(out, f"{name}._runtime.validation.evaluator")
+    runtime = importlib.import_module("toolspec_runtime.validation.evaluator")
     calls = [
         ({"x": 5}, 3, None),
         ({"x": -1}, 3, ("invalid_arguments", "x", "must be >= 0")),
@@ -459,7 +460,7 @@ def dynamic_chain(anchors: int, levels: int = LEVELS) -> dict[str, Any]:
 
 
 def test_dynamic_references_cost_a_polynomial_times_their_bindings() -> None:
-    from codegen.runtime.validation.index import _bindings, _index_for
+    from toolspec_runtime.validation.index import _bindings, _index_for
 
     schema = dynamic_chain(2)
     ways = _bindings(_index_for(schema))

@@ -1,4 +1,4 @@
-"""Python back end: renders the plan into modules, the package `__init__.py` and the runtime copy.
+"""Python back end: renders the plan into modules and the package's `__init__.py` files.
 
 The templates mirror the plan one to one (`module.py.jinja` → `ModulePlan`, `model.py.jinja` → `ModelPlan`,
 `tool.py.jinja` → `ToolPlan`, `package_init.py.jinja` → `PackagePlan`); this module only prepares what the
@@ -17,28 +17,12 @@ from ..passes.native import NativeType
 from ..passes.naming import Scope
 from ..plan import FieldPlan, ModelPlan, ModulePlan, PackagePlan, PyType, ToolPlan
 from ..render import render
-from ..resources import runtime_source, runtime_subpackage
-from ..runtime.check_planner import ModuleChecks
-from ..runtime.check_writer import render_checks
 from .layout import signature
 from ..literals import LINE_LENGTH, black_literal, holds_decimal, py_literal
 
-# Paths under `_runtime/`; the validator is a subpackage, all of whose modules ship.
-RUNTIME_FILES = (
-    "__init__.py",
-    "models.py",
-    "checks.py",
-    "literal.py",
-    "check_planner.py",
-    "check_writer.py",
-    "fallback.py",
-    "dispatch.py",
-    *runtime_subpackage("validation"),
-    "exports.py",
-    "lazy.py",
-)
-# Carried only by packages that use them (sql.py imports SQLAlchemy, which other packages need not install):
-# see `runtime_files`.
+# The runtime API generated code is written for (`toolspec_runtime.require`): raised only when the templates
+# start to use something a runtime of that API lacks, so that upgrading codegen leaves generated files alone.
+RUNTIME_API = "0.2"
 
 
 @dataclass
@@ -126,28 +110,11 @@ def _render_subpackage(plan: PackagePlan, package: str) -> PythonFile:
     text = render(
         "subpackage_init.py.jinja",
         package=package,
-        runtime=_relative(dotted + ".__init__", "_runtime"),
+        runtime_api=RUNTIME_API,
         children=_children(plan, dotted),
         constant=constants,
     )
     return PythonFile(text, constants.splices)
-
-
-def runtime_files(plan: PackagePlan) -> dict[str, str]:
-    """The runtime a package carries, verbatim (it is kept black-formatted in the repo)."""
-    return {f"_runtime/{name}": runtime_source(name) for name in runtime_names(plan)}
-
-
-def runtime_names(plan: PackagePlan) -> list[str]:
-    """The `runtime_source` names of the runtime `plan` needs: the core modules, and `sql.py` / `paths.py` when
-    some module has SQL tools / resources. Decided from the plan, never by searching generated text, which holds
-    spec text."""
-    names = list(RUNTIME_FILES)
-    if any(tool.sql is not None for tool in plan.tools):
-        names.append("sql.py")
-    if any(module.resources for module in plan.modules):
-        names.append("paths.py")
-    return names
 
 
 def _subpackages(plan: PackagePlan) -> set[str]:
@@ -244,15 +211,8 @@ def _render_module(
     # A number no float holds (`1e999`), in a schema, a default or a check, is written `_decimal.Decimal(...)`.
     if any(holds_decimal(document) for document in module.constants.values()):
         needs.add("_decimal")
-    runtime = _relative(module.dotted, "_runtime")
     constants = _Constants()
-    checks = ModuleChecks()
-    views = [_model_view(m, native, module, checks) for m in module.models]
-    tool_checks = {
-        tool.name: _tool_checks(tool, module, checks) for tool in module.tools
-    }
-    if checks.functions:
-        needs.add("Any")
+    views = [_model_view(m, native) for m in module.models]
     fields = [fv for view in views for fv in view["fields"]]
     has_factories = any(fv.uses_factory for fv in fields)
     pydantic_names = [
@@ -270,7 +230,6 @@ def _render_module(
     runtime_modules = [
         name
         for name, used in (
-            ("checks", checks.compiled > 0),
             ("dispatch", bool(module.tools)),
             ("models", bool(module.models)),
             ("paths", bool(module.resources)),
@@ -282,7 +241,7 @@ def _render_module(
         "module.py.jinja",
         module=module,
         needs=needs,
-        runtime=runtime,
+        runtime_api=RUNTIME_API,
         models=views,
         tools=module.tools,
         pydantic_names=pydantic_names,
@@ -294,16 +253,12 @@ def _render_module(
             for mod, names in sorted(foreign.items())
         ],
         constant=constants,
-        checks=render_checks(checks.functions),
-        tool_checks=tool_checks,
         exported=module.exported_names(),
     )
     return PythonFile(text, constants.splices)
 
 
-def _fields(
-    model: ModelPlan, native: bool, module: ModulePlan, checks: ModuleChecks
-) -> list[FieldView]:
+def _fields(model: ModelPlan, native: bool) -> list[FieldView]:
     views = [field_view(f) for f in model.fields]
     if not native or model.native is None:
         return views
@@ -311,7 +266,7 @@ def _fields(
     return [
         FieldView(
             view.name,
-            _compiled_field(kind, module, checks).type.expr,
+            _checked_field(kind).type.expr,
             view.assignment,
             view.uses_field,
             view.uses_factory,
@@ -320,57 +275,28 @@ def _fields(
     ]
 
 
-def _compiled_field(
-    kind: NativeType, module: ModulePlan, checks: ModuleChecks
-) -> NativeType:
-    """A field the interpreter would check (`_models.Checked`), given the check compiled for it if any."""
+def _checked_field(kind: NativeType) -> NativeType:
+    """A field whose keywords have no native form: `_models.Checked` names its subschema, whose exact check
+    the runtime builds on first use."""
     if kind.checked is None:
         return kind
     const, pointer = kind.checked
-    name = checks.entry(module.constants[const], pointer, const)
-    if name is None:
-        return kind
-    marker = f"_models.Checked({const}, {py_literal(pointer)}, {name})"
+    marker = f"_models.Checked({const}, {py_literal(pointer)})"
     return NativeType(kind.base, (marker,), kind.keeps_numbers, nullable=True)
 
 
-def _model_view(
-    model: ModelPlan,
-    native: tuple[set[str], set[str]],
-    module: ModulePlan,
-    checks: ModuleChecks,
-) -> dict[str, Any]:
+def _model_view(model: ModelPlan, native: tuple[set[str], set[str]]) -> dict[str, Any]:
     is_native = model.root is None and model.class_name in native[0]
-    check = None
-    if not is_native and model.schema_const in module.constants:
-        check = checks.entry(
-            module.constants[model.schema_const], model.pointer, model.schema_const
-        )
+    location = model.schema_const + (f"#{model.pointer}" if model.pointer else "")
+    keywords = [f"schema={py_literal(location)}"]
+    if is_native and model.class_name not in native[1]:
+        keywords.append("exact_numbers=True")
     return {
         "plan": model,
-        "fields": _fields(model, is_native, module, checks),
+        "fields": _fields(model, is_native),
         "native": is_native,
-        "json_native": is_native and model.class_name in native[1],
-        "check": check,
+        "keywords": ", ".join(keywords),
     }
-
-
-def _tool_checks(
-    tool: ToolPlan, module: ModulePlan, checks: ModuleChecks
-) -> dict[str, Any]:
-    """The checks compiled for what dispatch checks besides the arguments (whose model has its own): the
-    result against the output schema, and each context value against its schema (None: the interpreter's).
-    """
-    output = None
-    if tool.output_const is not None:
-        document = module.constants[tool.output_const]
-        output = checks.entry(document, "", tool.output_const)
-    context = {
-        param.py_name: checks.entry(param.schema, "")
-        for param in tool.context_params
-        if param.schema is not None
-    }
-    return {"output": output, "context": context}
 
 
 def _constant_type(value: Any) -> str:
@@ -391,7 +317,7 @@ def _render_init(plan: PackagePlan) -> PythonFile:
             "_dispatch",
             "_exports",
             "_lazy",
-            "_runtime",
+            "_require",
             "_EXPORTS",
             "_TOOL_NAMES",
             "_CONFIG_CLASSES",
@@ -432,6 +358,7 @@ def _render_init(plan: PackagePlan) -> PythonFile:
             if t.config_model
         },
         submodules=_children(plan),
+        runtime_api=RUNTIME_API,
         exported=exported,
         constant=constants,
     )

@@ -1,7 +1,7 @@
 """JSON back end: the LLM-facing definition of every tool, the schema of every entity, and every tool in the
 formats LLM APIs take (`schemas/tools.openai.json`, `tools.anthropic.json`, `tools.mcp.json`, `tools.xml`).
 
-The formats come from `codegen/runtime/exports.py`, the same code a generated package's `export_tools()` runs,
+The formats come from `runtime/src/toolspec_runtime/exports.py`, the same code a generated package's `export_tools()` runs,
 applied to the same definitions (`schemas/<tool>.json` is `ToolSpec.definition()`), so they cannot disagree.
 """
 
@@ -13,7 +13,7 @@ from typing import Any, AnyStr
 import orjson
 
 from ..plan import PackagePlan, ToolPlan
-from ..runtime import exports
+from toolspec_runtime import exports
 
 
 def dump_json(value: Any) -> str:

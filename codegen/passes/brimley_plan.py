@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir import JArray, JObject, Resource, SpecModule, Tool, schema_objects, to_plain
-from ..runtime.validation import is_valid
+from toolspec_runtime.validation import is_valid
 from ..plan import (
     NONE,
     FieldPlan,

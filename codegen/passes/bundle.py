@@ -36,14 +36,14 @@ from urllib.parse import quote, unquote
 
 from ..diagnostics import Diagnostics, Span
 from ..ir import DELETE, JArray, JObject, SpecModule
-from ..runtime.validation.index import (
+from toolspec_runtime.validation.index import (
     _DEFAULT_BASE,
     SUBSCHEMA,
     SUBSCHEMA_LISTS,
     SUBSCHEMA_MAPS,
     _Index,
 )
-from ..runtime.validation.uris import _resolve, _without_fragment
+from toolspec_runtime.validation.uris import _resolve, _without_fragment
 from ..remotes import SPEC_PREFIX, SpecTree, _below_root
 from .check_schemas import _valid
 from .naming import Scope, pascal

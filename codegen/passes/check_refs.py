@@ -13,7 +13,7 @@ from urllib.parse import unquote
 
 from ..diagnostics import Diagnostics
 from ..ir import JArray, JObject
-from ..runtime.validation.index import (
+from toolspec_runtime.validation.index import (
     _bindings,
     _holders,
     _Index,
@@ -21,9 +21,9 @@ from ..runtime.validation.index import (
     _unescape,
     _walk,
 )
-from ..runtime.validation.limits import _MAX_BINDINGS, _MAX_IN_PLACE
-from ..runtime.validation.metaschema import _META_PREFIX
-from ..runtime.validation.uris import _resolve
+from toolspec_runtime.validation.limits import _MAX_BINDINGS, _MAX_IN_PLACE
+from toolspec_runtime.validation.metaschema import _META_PREFIX
+from toolspec_runtime.validation.uris import _resolve
 from .bundle import references
 
 

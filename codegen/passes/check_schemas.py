@@ -20,7 +20,11 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, Span
 from ..ir import Entity, JArray, JObject, SpecModule, Tool
-from ..runtime.validation import PatternError, UnsupportedPattern, compile_pattern
+from toolspec_runtime.validation import (
+    PatternError,
+    UnsupportedPattern,
+    compile_pattern,
+)
 from .metaschema import KEYWORDS, Pattern, check_metaschema
 
 _MAX_REPORTED = (

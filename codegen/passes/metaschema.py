@@ -23,7 +23,7 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
-from ..runtime.validation.data import (
+from toolspec_runtime.validation.data import (
     _json_type as json_type,
 )  # the names the runtime reports
 

@@ -18,7 +18,7 @@ from typing import Any
 from ..ir import JArray, JObject
 from ..literals import py_literal
 from ..plan import ModelPlan, PyType
-from ..runtime.validation import PatternError, compile_pattern
+from toolspec_runtime.validation import PatternError, compile_pattern
 
 # Keywords that never change what a schema accepts (2020-12 annotations, and `$defs`, whose schemas count only
 # where referenced). Keywords outside the 2020-12 vocabulary are ignored, as a validator ignores them.

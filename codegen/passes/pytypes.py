@@ -14,8 +14,8 @@ from urllib.parse import unquote
 from ..diagnostics import Diagnostics
 from ..ir import JArray, JObject, schema_objects, to_plain
 from ..plan import ANY, NONE, FieldPlan, ModelPlan, ModulePlan, PyType
-from ..runtime.literal import holds_decimal
-from ..runtime.validation import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, is_valid
+from toolspec_runtime.literal import holds_decimal
+from toolspec_runtime.validation import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, is_valid
 from .native import NativeTyper, object_model_is_native
 from .naming import Scope, class_name, field_name, pascal
 from .resolve import Document, escape_pointer, resolve_pointer

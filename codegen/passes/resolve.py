@@ -28,7 +28,7 @@ from ..ir import (
     Tool,
     schema_objects,
 )
-from ..runtime.validation import SUBSCHEMA, SUBSCHEMA_LISTS, SUBSCHEMA_MAPS
+from toolspec_runtime.validation import SUBSCHEMA, SUBSCHEMA_LISTS, SUBSCHEMA_MAPS
 from ..tool_prefix import PREFIX_SEPARATOR
 from .bundle import Bundler, subschemas
 from .check_refs import check_chains, check_refs

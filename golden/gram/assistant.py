@@ -8,7 +8,70 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import ConfigDict, Field
 
-from .._runtime import checks as _checks, dispatch as _dispatch, models as _models
+from toolspec_runtime import (
+    dispatch as _dispatch,
+    models as _models,
+    require as _require,
+)
+
+_require("0.2", __name__)
+
+
+class LookupPersonArgs(_models.NativeModel, schema="LOOKUP_PERSON_INPUT_SCHEMA"):
+    """Arguments of the tool `lookupPerson`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    email: str = Field(description="The person's email address.")
+
+
+class ScheduleCallArgs(
+    _models.NativeModel, schema="SCHEDULE_CALL_INPUT_SCHEMA", exact_numbers=True
+):
+    """Arguments of the tool `scheduleCall`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    email: str
+    starts_at: Annotated[_dt.datetime, _models.DATE_TIME] = Field(
+        alias="startsAt", description="Start, with a time zone."
+    )
+    minutes: Annotated[
+        Literal[15, 30, 60],
+        _models.Checked(SCHEDULE_CALL_INPUT_SCHEMA, "/properties/minutes"),
+    ] = 30
+
+
+class LookupPersonFn(Protocol):
+    """The signature an implementation of the tool `lookupPerson` must have."""
+
+    def __call__(self, *, email: str) -> Person:
+        """Fetches one person by email address."""
+        ...
+
+
+class ScheduleCallFn(Protocol):
+    """The signature an implementation of the tool `scheduleCall` must have."""
+
+    def __call__(
+        self, *, email: str, starts_at: _dt.datetime, minutes: Literal[15, 30, 60] = 30
+    ) -> None:
+        """Books a call with a person; returns nothing."""
+        ...
+
+
+class Tools(Protocol):
+    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
+
+    @property
+    def lookup_person(self) -> LookupPersonFn: ...
+
+    @property
+    def schedule_call(self) -> ScheduleCallFn: ...
+
+
+# Imported last, so that spec files may refer to each other in cycles.
+from ..gram.people import Person  # noqa: E402
 
 LOOKUP_PERSON_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -66,218 +129,6 @@ SCHEDULE_CALL_INPUT_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-
-_CHECK_FAA2_0_0: frozenset[object] = _checks.keys([15, 30, 60])
-
-
-def _check_faa2_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "integer"):
-        problems.append(_checks.mistyped("integer", kind, path))
-    if _checks.key(value) not in _CHECK_FAA2_0_0:
-        problems.append(_checks.Problem(path, "must be one of [15, 30, 60]", "enum"))
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_9b83_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    problems += _check_9b83_1(value, path, ff)
-    if ff and problems:
-        return problems
-    kind = _checks.json_type(value)
-    return problems
-
-
-_CHECK_9B83_1_0: frozenset[str] = frozenset(["fullName", "age", "email", "birthday"])
-
-
-def _check_9b83_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "object"):
-        problems.append(_checks.mistyped("object", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("object",):
-        if "fullName" not in value:
-            problems.append(
-                _checks.Problem(path, "'fullName' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "age" not in value:
-            problems.append(
-                _checks.Problem(path, "'age' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "email" not in value:
-            problems.append(
-                _checks.Problem(path, "'email' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "fullName" in value:
-            problems += _check_9b83_2(value["fullName"], path + ("fullName",), ff)
-            if ff and problems:
-                return problems
-        if "age" in value:
-            problems += _check_9b83_3(value["age"], path + ("age",), ff)
-            if ff and problems:
-                return problems
-        if "email" in value:
-            problems += _check_9b83_4(value["email"], path + ("email",), ff)
-            if ff and problems:
-                return problems
-        if "birthday" in value:
-            problems += _check_9b83_5(value["birthday"], path + ("birthday",), ff)
-            if ff and problems:
-                return problems
-        extra = _checks.extra(value, _CHECK_9B83_1_0, None)
-        if extra:
-            problems.append(
-                _checks.unexpected(
-                    extra, ["fullName", "age", "email", "birthday"], None, path
-                )
-            )
-    return problems
-
-
-def _check_9b83_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("string",):
-        if len(value) < 1:
-            problems.append(
-                _checks.Problem(path, "must be at least 1 character long", "minLength")
-            )
-    return problems
-
-
-def _check_9b83_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "integer"):
-        problems.append(_checks.mistyped("integer", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("integer", "number"):
-        if not _checks.at_least(value, 0):
-            problems.append(_checks.Problem(path, "must be >= 0", "minimum"))
-        if not _checks.at_most(value, 150):
-            problems.append(_checks.Problem(path, "must be <= 150", "maximum"))
-    return problems
-
-
-_CHECK_9B83_4_0: _checks.Matcher = _checks.pattern("^[^@ ]+@[^@ ]+$")
-
-
-def _check_9b83_4(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("string",):
-        if not _CHECK_9B83_4_0.search(value):
-            problems.append(
-                _checks.Problem(path, "must match pattern '^[^@ ]+@[^@ ]+$'", "pattern")
-            )
-    return problems
-
-
-def _check_9b83_5(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("string",):
-        if not _checks.valid_date(value):
-            problems.append(
-                _checks.Problem(
-                    path,
-                    "must be a valid date in the form YYYY-MM-DD (RFC 3339 full-date)",
-                    "format",
-                )
-            )
-    return problems
-
-
-class LookupPersonArgs(_models.NativeModel):
-    """Arguments of the tool `lookupPerson`."""
-
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = LOOKUP_PERSON_INPUT_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
-
-    email: str = Field(description="The person's email address.")
-
-
-class ScheduleCallArgs(_models.NativeModel):
-    """Arguments of the tool `scheduleCall`."""
-
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = SCHEDULE_CALL_INPUT_SCHEMA
-    __json_schema_pointer__ = ""
-
-    email: str
-    starts_at: Annotated[_dt.datetime, _models.DATE_TIME] = Field(
-        alias="startsAt", description="Start, with a time zone."
-    )
-    minutes: Annotated[
-        Literal[15, 30, 60],
-        _models.Checked(
-            SCHEDULE_CALL_INPUT_SCHEMA, "/properties/minutes", _check_faa2_0
-        ),
-    ] = 30
-
-
-class LookupPersonFn(Protocol):
-    """The signature an implementation of the tool `lookupPerson` must have."""
-
-    def __call__(self, *, email: str) -> Person:
-        """Fetches one person by email address."""
-        ...
-
-
-class ScheduleCallFn(Protocol):
-    """The signature an implementation of the tool `scheduleCall` must have."""
-
-    def __call__(
-        self, *, email: str, starts_at: _dt.datetime, minutes: Literal[15, 30, 60] = 30
-    ) -> None:
-        """Books a call with a person; returns nothing."""
-        ...
-
-
-class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
-    def lookup_person(self, *, email: str) -> Person:
-        """Fetches one person by email address."""
-        ...
-
-    def schedule_call(
-        self, *, email: str, starts_at: _dt.datetime, minutes: Literal[15, 30, 60] = 30
-    ) -> None:
-        """Books a call with a person; returns nothing."""
-        ...
-
-
-# Imported last, so that spec files may refer to each other in cycles.
-from ..gram.people import Person  # noqa: E402
-
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="lookupPerson",
@@ -287,7 +138,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         input_schema=LOOKUP_PERSON_INPUT_SCHEMA,
         output_schema=LOOKUP_PERSON_OUTPUT_SCHEMA,
         result_type=Person,
-        output_check=_check_9b83_0,
     ),
     _dispatch.ToolSpec(
         name="scheduleCall",

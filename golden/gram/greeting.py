@@ -7,34 +7,19 @@ from typing import Any, Protocol
 
 from pydantic import ConfigDict, Field
 
-from .._runtime import checks as _checks, dispatch as _dispatch, models as _models
+from toolspec_runtime import (
+    dispatch as _dispatch,
+    models as _models,
+    require as _require,
+)
 
-SAY_HELLO_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"personName": {"type": "string", "default": "world"}},
-    "additionalProperties": False,
-}
-
-SAY_HELLO_OUTPUT_SCHEMA: dict[str, Any] = {"type": "string"}
+_require("0.2", __name__)
 
 
-def _check_271c_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-class SayHelloArgs(_models.NativeModel):
+class SayHelloArgs(_models.NativeModel, schema="SAY_HELLO_INPUT_SCHEMA"):
     """Arguments of the tool `sayHello`."""
 
     model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = SAY_HELLO_INPUT_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
 
     person_name: str = Field("world", alias="personName")
 
@@ -50,10 +35,17 @@ class SayHelloFn(Protocol):
 class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 
-    def say_hello(self, *, person_name: str = "world") -> str:
-        """Returns a friendly greeting message for the given name"""
-        ...
+    @property
+    def say_hello(self) -> SayHelloFn: ...
 
+
+SAY_HELLO_INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"personName": {"type": "string", "default": "world"}},
+    "additionalProperties": False,
+}
+
+SAY_HELLO_OUTPUT_SCHEMA: dict[str, Any] = {"type": "string"}
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
@@ -64,7 +56,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         input_schema=SAY_HELLO_INPUT_SCHEMA,
         output_schema=SAY_HELLO_OUTPUT_SCHEMA,
         result_type=str,
-        output_check=_check_271c_0,
     ),
 )
 

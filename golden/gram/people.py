@@ -8,7 +8,128 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import ConfigDict, Field
 
-from .._runtime import checks as _checks, dispatch as _dispatch, models as _models
+from toolspec_runtime import (
+    dispatch as _dispatch,
+    models as _models,
+    require as _require,
+)
+
+_require("0.2", __name__)
+
+
+class Person(_models.NativeModel, schema="PERSON_SCHEMA"):
+    """A person in the directory."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    full_name: Annotated[str, Field(min_length=1)] = Field(
+        alias="fullName", description="Given and family name."
+    )
+    age: Annotated[int, Field(ge=0, le=150)] = Field(description="Age in whole years.")
+    email: Annotated[str, _models.Pattern("^[^@ ]+@[^@ ]+$")]
+    birthday: Annotated[_dt.date, _models.DATE] = Field(
+        default_factory=lambda: _models.default_value(_dt.date, "2000-01-01")
+    )
+
+
+class RegisterPersonArgsPersonAddress(
+    _models.NativeModel,
+    schema="REGISTER_PERSON_INPUT_SCHEMA#/properties/person/properties/address",
+):
+    model_config = ConfigDict(extra="forbid")
+
+    street: str
+    city: str
+    zip: Annotated[str, _models.Pattern("^[0-9]{5}$")]
+
+
+class RegisterPersonArgsPerson(
+    _models.NativeModel, schema="REGISTER_PERSON_INPUT_SCHEMA#/properties/person"
+):
+    """Who to add."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    full_name: str = Field(alias="fullName", description="Given and family name.")
+    age: Annotated[int, Field(ge=0)]
+    address: RegisterPersonArgsPersonAddress
+    tags: list[str] = []
+
+
+class RegisterPersonArgs(_models.NativeModel, schema="REGISTER_PERSON_INPUT_SCHEMA"):
+    """Arguments of the tool `registerPerson`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    person: RegisterPersonArgsPerson = Field(description="Who to add.")
+
+
+class FindPeopleArgs(_models.NativeModel, schema="FIND_PEOPLE_INPUT_SCHEMA"):
+    """Arguments of the tool `findPeople`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: Annotated[str, Field(min_length=2)]
+    limit: Annotated[int, Field(ge=1, le=100)] = Field(
+        10, description="How many results at most."
+    )
+
+
+class GroupByCityArgs(_models.NativeModel, schema="GROUP_BY_CITY_INPUT_SCHEMA"):
+    """Arguments of the tool `groupByCity`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cities: Annotated[list[str], Field(min_length=1)] = Field(
+        description="Cities to report on."
+    )
+
+
+class GroupByCityResultItem(
+    _models.NativeModel, schema="GROUP_BY_CITY_OUTPUT_SCHEMA#/items"
+):
+    model_config = ConfigDict(extra="forbid")
+
+    city: str
+    count: int
+
+
+class RegisterPersonFn(Protocol):
+    """The signature an implementation of the tool `registerPerson` must have."""
+
+    def __call__(self, *, person: RegisterPersonArgsPerson) -> Person:
+        """Adds a person to the directory and returns the stored record."""
+        ...
+
+
+class FindPeopleFn(Protocol):
+    """The signature an implementation of the tool `findPeople` must have."""
+
+    def __call__(self, *, query: str, limit: int = 10) -> list[Person]:
+        """Finds people whose name contains the query, youngest first."""
+        ...
+
+
+class GroupByCityFn(Protocol):
+    """The signature an implementation of the tool `groupByCity` must have."""
+
+    def __call__(self, *, cities: list[str]) -> list[GroupByCityResultItem]:
+        """Counts people per city."""
+        ...
+
+
+class Tools(Protocol):
+    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
+
+    @property
+    def register_person(self) -> RegisterPersonFn: ...
+
+    @property
+    def find_people(self) -> FindPeopleFn: ...
+
+    @property
+    def group_by_city(self) -> GroupByCityFn: ...
+
 
 PERSON_SCHEMA: dict[str, Any] = {
     "title": "Person",
@@ -168,367 +289,6 @@ GROUP_BY_CITY_OUTPUT_SCHEMA: dict[str, Any] = {
     },
 }
 
-
-def _check_3536_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    problems += _check_3536_1(value, path, ff)
-    if ff and problems:
-        return problems
-    kind = _checks.json_type(value)
-    return problems
-
-
-def _check_1d7b_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "array"):
-        problems.append(_checks.mistyped("array", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("array",):
-        count = len(value)
-        for index in range(0, count):
-            problems += _check_1d7b_1(value[index], path + (index,), ff)
-            if ff and problems:
-                return problems
-    return problems
-
-
-def _check_8e94_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "array"):
-        problems.append(_checks.mistyped("array", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("array",):
-        count = len(value)
-        for index in range(0, count):
-            problems += _check_8e94_1(value[index], path + (index,), ff)
-            if ff and problems:
-                return problems
-    return problems
-
-
-_CHECK_3536_1_0: frozenset[str] = frozenset(["fullName", "age", "email", "birthday"])
-
-
-def _check_3536_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "object"):
-        problems.append(_checks.mistyped("object", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("object",):
-        if "fullName" not in value:
-            problems.append(
-                _checks.Problem(path, "'fullName' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "age" not in value:
-            problems.append(
-                _checks.Problem(path, "'age' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "email" not in value:
-            problems.append(
-                _checks.Problem(path, "'email' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "fullName" in value:
-            problems += _check_3536_2(value["fullName"], path + ("fullName",), ff)
-            if ff and problems:
-                return problems
-        if "age" in value:
-            problems += _check_3536_3(value["age"], path + ("age",), ff)
-            if ff and problems:
-                return problems
-        if "email" in value:
-            problems += _check_3536_4(value["email"], path + ("email",), ff)
-            if ff and problems:
-                return problems
-        if "birthday" in value:
-            problems += _check_3536_5(value["birthday"], path + ("birthday",), ff)
-            if ff and problems:
-                return problems
-        extra = _checks.extra(value, _CHECK_3536_1_0, None)
-        if extra:
-            problems.append(
-                _checks.unexpected(
-                    extra, ["fullName", "age", "email", "birthday"], None, path
-                )
-            )
-    return problems
-
-
-def _check_1d7b_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    problems += _check_3536_1(value, path, ff)
-    if ff and problems:
-        return problems
-    kind = _checks.json_type(value)
-    return problems
-
-
-_CHECK_8E94_1_0: frozenset[str] = frozenset(["city", "count"])
-
-
-def _check_8e94_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "object"):
-        problems.append(_checks.mistyped("object", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("object",):
-        if "city" not in value:
-            problems.append(
-                _checks.Problem(path, "'city' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "count" not in value:
-            problems.append(
-                _checks.Problem(path, "'count' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "city" in value:
-            problems += _check_8e94_2(value["city"], path + ("city",), ff)
-            if ff and problems:
-                return problems
-        if "count" in value:
-            problems += _check_8e94_3(value["count"], path + ("count",), ff)
-            if ff and problems:
-                return problems
-        extra = _checks.extra(value, _CHECK_8E94_1_0, None)
-        if extra:
-            problems.append(_checks.unexpected(extra, ["city", "count"], None, path))
-    return problems
-
-
-def _check_3536_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("string",):
-        if len(value) < 1:
-            problems.append(
-                _checks.Problem(path, "must be at least 1 character long", "minLength")
-            )
-    return problems
-
-
-def _check_8e94_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_3536_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "integer"):
-        problems.append(_checks.mistyped("integer", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("integer", "number"):
-        if not _checks.at_least(value, 0):
-            problems.append(_checks.Problem(path, "must be >= 0", "minimum"))
-        if not _checks.at_most(value, 150):
-            problems.append(_checks.Problem(path, "must be <= 150", "maximum"))
-    return problems
-
-
-def _check_8e94_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "integer"):
-        problems.append(_checks.mistyped("integer", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-_CHECK_3536_4_0: _checks.Matcher = _checks.pattern("^[^@ ]+@[^@ ]+$")
-
-
-def _check_3536_4(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("string",):
-        if not _CHECK_3536_4_0.search(value):
-            problems.append(
-                _checks.Problem(path, "must match pattern '^[^@ ]+@[^@ ]+$'", "pattern")
-            )
-    return problems
-
-
-def _check_3536_5(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("string",):
-        if not _checks.valid_date(value):
-            problems.append(
-                _checks.Problem(
-                    path,
-                    "must be a valid date in the form YYYY-MM-DD (RFC 3339 full-date)",
-                    "format",
-                )
-            )
-    return problems
-
-
-class Person(_models.NativeModel):
-    """A person in the directory."""
-
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = PERSON_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
-
-    full_name: Annotated[str, Field(min_length=1)] = Field(
-        alias="fullName", description="Given and family name."
-    )
-    age: Annotated[int, Field(ge=0, le=150)] = Field(description="Age in whole years.")
-    email: Annotated[str, _models.Pattern("^[^@ ]+@[^@ ]+$")]
-    birthday: Annotated[_dt.date, _models.DATE] = Field(
-        default_factory=lambda: _models.default_value(_dt.date, "2000-01-01")
-    )
-
-
-class RegisterPersonArgsPersonAddress(_models.NativeModel):
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = REGISTER_PERSON_INPUT_SCHEMA
-    __json_schema_pointer__ = "/properties/person/properties/address"
-    __json_text_native__ = True
-
-    street: str
-    city: str
-    zip: Annotated[str, _models.Pattern("^[0-9]{5}$")]
-
-
-class RegisterPersonArgsPerson(_models.NativeModel):
-    """Who to add."""
-
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = REGISTER_PERSON_INPUT_SCHEMA
-    __json_schema_pointer__ = "/properties/person"
-    __json_text_native__ = True
-
-    full_name: str = Field(alias="fullName", description="Given and family name.")
-    age: Annotated[int, Field(ge=0)]
-    address: RegisterPersonArgsPersonAddress
-    tags: list[str] = []
-
-
-class RegisterPersonArgs(_models.NativeModel):
-    """Arguments of the tool `registerPerson`."""
-
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = REGISTER_PERSON_INPUT_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
-
-    person: RegisterPersonArgsPerson = Field(description="Who to add.")
-
-
-class FindPeopleArgs(_models.NativeModel):
-    """Arguments of the tool `findPeople`."""
-
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = FIND_PEOPLE_INPUT_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
-
-    query: Annotated[str, Field(min_length=2)]
-    limit: Annotated[int, Field(ge=1, le=100)] = Field(
-        10, description="How many results at most."
-    )
-
-
-class GroupByCityArgs(_models.NativeModel):
-    """Arguments of the tool `groupByCity`."""
-
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = GROUP_BY_CITY_INPUT_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
-
-    cities: Annotated[list[str], Field(min_length=1)] = Field(
-        description="Cities to report on."
-    )
-
-
-class GroupByCityResultItem(_models.NativeModel):
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = GROUP_BY_CITY_OUTPUT_SCHEMA
-    __json_schema_pointer__ = "/items"
-    __json_text_native__ = True
-
-    city: str
-    count: int
-
-
-class RegisterPersonFn(Protocol):
-    """The signature an implementation of the tool `registerPerson` must have."""
-
-    def __call__(self, *, person: RegisterPersonArgsPerson) -> Person:
-        """Adds a person to the directory and returns the stored record."""
-        ...
-
-
-class FindPeopleFn(Protocol):
-    """The signature an implementation of the tool `findPeople` must have."""
-
-    def __call__(self, *, query: str, limit: int = 10) -> list[Person]:
-        """Finds people whose name contains the query, youngest first."""
-        ...
-
-
-class GroupByCityFn(Protocol):
-    """The signature an implementation of the tool `groupByCity` must have."""
-
-    def __call__(self, *, cities: list[str]) -> list[GroupByCityResultItem]:
-        """Counts people per city."""
-        ...
-
-
-class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
-    def register_person(self, *, person: RegisterPersonArgsPerson) -> Person:
-        """Adds a person to the directory and returns the stored record."""
-        ...
-
-    def find_people(self, *, query: str, limit: int = 10) -> list[Person]:
-        """Finds people whose name contains the query, youngest first."""
-        ...
-
-    def group_by_city(self, *, cities: list[str]) -> list[GroupByCityResultItem]:
-        """Counts people per city."""
-        ...
-
-
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="registerPerson",
@@ -539,7 +299,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         output_schema=REGISTER_PERSON_OUTPUT_SCHEMA,
         result_type=Person,
         metadata={"sideEffects": True},
-        output_check=_check_3536_0,
     ),
     _dispatch.ToolSpec(
         name="findPeople",
@@ -549,7 +308,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         input_schema=FIND_PEOPLE_INPUT_SCHEMA,
         output_schema=FIND_PEOPLE_OUTPUT_SCHEMA,
         result_type=list[Person],
-        output_check=_check_1d7b_0,
     ),
     _dispatch.ToolSpec(
         name="groupByCity",
@@ -559,7 +317,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         input_schema=GROUP_BY_CITY_INPUT_SCHEMA,
         output_schema=GROUP_BY_CITY_OUTPUT_SCHEMA,
         result_type=list[GroupByCityResultItem],
-        output_check=_check_8e94_0,
     ),
 )
 

@@ -5,7 +5,65 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Protocol
 
-from .._runtime import checks as _checks, dispatch as _dispatch, models as _models
+from toolspec_runtime import (
+    dispatch as _dispatch,
+    models as _models,
+    require as _require,
+)
+
+_require("0.2", __name__)
+
+
+class RunSandboxedScriptArgs(
+    _models.NativeModel, schema="RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA", exact_numbers=True
+):
+    """Arguments of the tool `run_sandboxed_script`."""
+
+    script: str
+    args: list[str] = []
+    env: Annotated[dict[str, str] | None, _models.NOT_NULL] = None
+
+
+class RunSandboxedScriptResult(
+    _models.NativeModel, schema="RUN_SANDBOXED_SCRIPT_OUTPUT_SCHEMA", exact_numbers=True
+):
+    """Result of the tool `run_sandboxed_script`."""
+
+    exit_code: int
+    stdout: Annotated[str | None, _models.NOT_NULL] = None
+    stderr: Annotated[str | None, _models.NOT_NULL] = None
+
+
+class RunSandboxedScriptConfig(
+    _models.NativeModel, schema="RUN_SANDBOXED_SCRIPT_CONFIG_SCHEMA", exact_numbers=True
+):
+    """Instantiation configuration of the tool `run_sandboxed_script`."""
+
+    api_key: str
+    max_runtime_seconds: int = 60
+
+
+class RunSandboxedScriptFn(Protocol):
+    """The signature an implementation of the tool `run_sandboxed_script` must have."""
+
+    def __call__(
+        self,
+        *,
+        script: str,
+        args: list[str] = [],
+        env: dict[str, str] | None = None,
+        config: RunSandboxedScriptConfig,
+    ) -> RunSandboxedScriptResult:
+        """Run a script in a sandbox."""
+        ...
+
+
+class Tools(Protocol):
+    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
+
+    @property
+    def run_sandboxed_script(self) -> RunSandboxedScriptFn: ...
+
 
 RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -36,118 +94,6 @@ RUN_SANDBOXED_SCRIPT_CONFIG_SCHEMA: dict[str, Any] = {
     "required": ["api_key"],
 }
 
-
-def _check_b235_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "object"):
-        problems.append(_checks.mistyped("object", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("object",):
-        if "exit_code" not in value:
-            problems.append(
-                _checks.Problem(path, "'exit_code' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "exit_code" in value:
-            problems += _check_b235_1(value["exit_code"], path + ("exit_code",), ff)
-            if ff and problems:
-                return problems
-        if "stdout" in value:
-            problems += _check_b235_2(value["stdout"], path + ("stdout",), ff)
-            if ff and problems:
-                return problems
-        if "stderr" in value:
-            problems += _check_b235_2(value["stderr"], path + ("stderr",), ff)
-            if ff and problems:
-                return problems
-    return problems
-
-
-def _check_b235_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "integer"):
-        problems.append(_checks.mistyped("integer", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_b235_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-class RunSandboxedScriptArgs(_models.NativeModel):
-    """Arguments of the tool `run_sandboxed_script`."""
-
-    __json_schema_document__ = RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA
-    __json_schema_pointer__ = ""
-
-    script: str
-    args: list[str] = []
-    env: Annotated[dict[str, str] | None, _models.NOT_NULL] = None
-
-
-class RunSandboxedScriptResult(_models.NativeModel):
-    """Result of the tool `run_sandboxed_script`."""
-
-    __json_schema_document__ = RUN_SANDBOXED_SCRIPT_OUTPUT_SCHEMA
-    __json_schema_pointer__ = ""
-
-    exit_code: int
-    stdout: Annotated[str | None, _models.NOT_NULL] = None
-    stderr: Annotated[str | None, _models.NOT_NULL] = None
-
-
-class RunSandboxedScriptConfig(_models.NativeModel):
-    """Instantiation configuration of the tool `run_sandboxed_script`."""
-
-    __json_schema_document__ = RUN_SANDBOXED_SCRIPT_CONFIG_SCHEMA
-    __json_schema_pointer__ = ""
-
-    api_key: str
-    max_runtime_seconds: int = 60
-
-
-class RunSandboxedScriptFn(Protocol):
-    """The signature an implementation of the tool `run_sandboxed_script` must have."""
-
-    def __call__(
-        self,
-        *,
-        script: str,
-        args: list[str] = [],
-        env: dict[str, str] | None = None,
-        config: RunSandboxedScriptConfig,
-    ) -> RunSandboxedScriptResult:
-        """Run a script in a sandbox."""
-        ...
-
-
-class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
-    def run_sandboxed_script(
-        self,
-        *,
-        script: str,
-        args: list[str] = [],
-        env: dict[str, str] | None = None,
-        config: RunSandboxedScriptConfig,
-    ) -> RunSandboxedScriptResult:
-        """Run a script in a sandbox."""
-        ...
-
-
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="run_sandboxed_script",
@@ -164,7 +110,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         },
         config_model=RunSandboxedScriptConfig,
         config_param="config",
-        output_check=_check_b235_0,
     ),
 )
 

@@ -7,7 +7,72 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import Field
 
-from .._runtime import checks as _checks, dispatch as _dispatch, models as _models
+from toolspec_runtime import (
+    dispatch as _dispatch,
+    models as _models,
+    require as _require,
+)
+
+_require("0.2", __name__)
+
+
+class SearchWebArgsFiltersItem(
+    _models.SchemaModel, schema="SEARCH_WEB_INPUT_SCHEMA#/properties/filters/items"
+):
+    field: str = Field(description="Field name.")
+    from_: str | None = Field(None, alias="from")
+    values: list[str | int | float | bool] | None = None
+
+
+class SearchWebArgs(_models.SchemaModel, schema="SEARCH_WEB_INPUT_SCHEMA"):
+    """Arguments of the tool `search_web`."""
+
+    query: str = Field(description="What to search for.")
+    num_results: int = Field(5, description="How many results.")
+    filters: list[SearchWebArgsFiltersItem] | None = Field(None, description="Filters.")
+    headers: dict[str, str] | None = None
+
+
+class SearchWebResultResultsItem(
+    _models.NativeModel,
+    schema="SEARCH_WEB_OUTPUT_SCHEMA#/properties/results/items",
+    exact_numbers=True,
+):
+    url: str
+    title: str
+    score: Annotated[float | None, _models.NOT_NULL, Field(ge=0.0, le=1.0)] = None
+
+
+class SearchWebResult(
+    _models.NativeModel, schema="SEARCH_WEB_OUTPUT_SCHEMA", exact_numbers=True
+):
+    """Result of the tool `search_web`."""
+
+    results: list[SearchWebResultResultsItem]
+    total: Annotated[int | None, _models.NOT_NULL] = None
+
+
+class SearchWebFn(Protocol):
+    """The signature an implementation of the tool `search_web` must have."""
+
+    def __call__(
+        self,
+        *,
+        query: str,
+        num_results: int = 5,
+        filters: list[SearchWebArgsFiltersItem] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> SearchWebResult:
+        """Searches the web."""
+        ...
+
+
+class Tools(Protocol):
+    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
+
+    @property
+    def search_web(self) -> SearchWebFn: ...
+
 
 SEARCH_WEB_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -64,361 +129,6 @@ SEARCH_WEB_OUTPUT_SCHEMA: dict[str, Any] = {
     "required": ["results"],
 }
 
-
-def _check_8550_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "object"):
-        problems.append(_checks.mistyped("object", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("object",):
-        if "field" not in value:
-            problems.append(
-                _checks.Problem(path, "'field' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "field" in value:
-            problems += _check_8550_1(value["field"], path + ("field",), ff)
-            if ff and problems:
-                return problems
-        if "from" in value:
-            problems += _check_8550_2(value["from"], path + ("from",), ff)
-            if ff and problems:
-                return problems
-        if "values" in value:
-            problems += _check_8550_3(value["values"], path + ("values",), ff)
-            if ff and problems:
-                return problems
-    return problems
-
-
-def _check_bf07_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "object"):
-        problems.append(_checks.mistyped("object", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("object",):
-        if "results" not in value:
-            problems.append(
-                _checks.Problem(path, "'results' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "results" in value:
-            problems += _check_bf07_1(value["results"], path + ("results",), ff)
-            if ff and problems:
-                return problems
-        if "total" in value:
-            problems += _check_bf07_5(value["total"], path + ("total",), ff)
-            if ff and problems:
-                return problems
-    return problems
-
-
-def _check_8550_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_bf07_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "array"):
-        problems.append(_checks.mistyped("array", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("array",):
-        count = len(value)
-        for index in range(0, count):
-            problems += _check_bf07_2(value[index], path + (index,), ff)
-            if ff and problems:
-                return problems
-    return problems
-
-
-def _check_8550_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_bf07_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "object"):
-        problems.append(_checks.mistyped("object", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("object",):
-        if "url" not in value:
-            problems.append(
-                _checks.Problem(path, "'url' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "title" not in value:
-            problems.append(
-                _checks.Problem(path, "'title' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "url" in value:
-            problems += _check_bf07_3(value["url"], path + ("url",), ff)
-            if ff and problems:
-                return problems
-        if "title" in value:
-            problems += _check_8550_2(value["title"], path + ("title",), ff)
-            if ff and problems:
-                return problems
-        if "score" in value:
-            problems += _check_bf07_4(value["score"], path + ("score",), ff)
-            if ff and problems:
-                return problems
-    return problems
-
-
-def _check_8550_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "array"):
-        problems.append(_checks.mistyped("array", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("array",):
-        count = len(value)
-        for index in range(0, count):
-            problems += _check_8550_4(value[index], path + (index,), ff)
-            if ff and problems:
-                return problems
-    return problems
-
-
-def _check_bf07_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_8550_4(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.any_type(value, kind, ["string", "number", "boolean"]):
-        problems.append(_checks.mistyped("string, number or boolean", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_bf07_4(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "number"):
-        problems.append(_checks.mistyped("number", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("integer", "number"):
-        if not _checks.at_least(value, 0):
-            problems.append(_checks.Problem(path, "must be >= 0", "minimum"))
-        if not _checks.at_most(value, 1):
-            problems.append(_checks.Problem(path, "must be <= 1", "maximum"))
-    return problems
-
-
-def _check_8550_5(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "object"):
-        problems.append(_checks.mistyped("object", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("object",):
-        if "query" not in value:
-            problems.append(
-                _checks.Problem(path, "'query' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "query" in value:
-            problems += _check_8550_6(value["query"], path + ("query",), ff)
-            if ff and problems:
-                return problems
-        if "num_results" in value:
-            problems += _check_8550_7(value["num_results"], path + ("num_results",), ff)
-            if ff and problems:
-                return problems
-        if "filters" in value:
-            problems += _check_8550_8(value["filters"], path + ("filters",), ff)
-            if ff and problems:
-                return problems
-        if "headers" in value:
-            problems += _check_8550_9(value["headers"], path + ("headers",), ff)
-            if ff and problems:
-                return problems
-    return problems
-
-
-def _check_bf07_5(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "integer"):
-        problems.append(_checks.mistyped("integer", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_8550_6(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("string",):
-        if len(value) < 1:
-            problems.append(
-                _checks.Problem(path, "must be at least 1 character long", "minLength")
-            )
-    return problems
-
-
-def _check_8550_7(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "integer"):
-        problems.append(_checks.mistyped("integer", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("integer", "number"):
-        if not _checks.above(value, 0):
-            problems.append(_checks.Problem(path, "must be > 0", "exclusiveMinimum"))
-    return problems
-
-
-def _check_8550_8(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "array"):
-        problems.append(_checks.mistyped("array", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("array",):
-        count = len(value)
-        for index in range(0, count):
-            problems += _check_8550_0(value[index], path + (index,), ff)
-            if ff and problems:
-                return problems
-    return problems
-
-
-_CHECK_8550_9_0: frozenset[str] = frozenset([])
-
-
-def _check_8550_9(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "object"):
-        problems.append(_checks.mistyped("object", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("object",):
-        extra = _checks.extra(value, _CHECK_8550_9_0, None)
-        for name in extra:
-            problems += _check_8550_2(value[name], path + (name,), ff)
-            if ff and problems:
-                return problems
-    return problems
-
-
-class SearchWebArgsFiltersItem(_models.SchemaModel):
-    __json_schema_document__ = SEARCH_WEB_INPUT_SCHEMA
-    __json_schema_pointer__ = "/properties/filters/items"
-    __json_schema_check__ = _check_8550_0
-
-    field: str = Field(description="Field name.")
-    from_: str | None = Field(None, alias="from")
-    values: list[str | int | float | bool] | None = None
-
-
-class SearchWebArgs(_models.SchemaModel):
-    """Arguments of the tool `search_web`."""
-
-    __json_schema_document__ = SEARCH_WEB_INPUT_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_schema_check__ = _check_8550_5
-
-    query: str = Field(description="What to search for.")
-    num_results: int = Field(5, description="How many results.")
-    filters: list[SearchWebArgsFiltersItem] | None = Field(None, description="Filters.")
-    headers: dict[str, str] | None = None
-
-
-class SearchWebResultResultsItem(_models.NativeModel):
-    __json_schema_document__ = SEARCH_WEB_OUTPUT_SCHEMA
-    __json_schema_pointer__ = "/properties/results/items"
-
-    url: str
-    title: str
-    score: Annotated[float | None, _models.NOT_NULL, Field(ge=0.0, le=1.0)] = None
-
-
-class SearchWebResult(_models.NativeModel):
-    """Result of the tool `search_web`."""
-
-    __json_schema_document__ = SEARCH_WEB_OUTPUT_SCHEMA
-    __json_schema_pointer__ = ""
-
-    results: list[SearchWebResultResultsItem]
-    total: Annotated[int | None, _models.NOT_NULL] = None
-
-
-class SearchWebFn(Protocol):
-    """The signature an implementation of the tool `search_web` must have."""
-
-    def __call__(
-        self,
-        *,
-        query: str,
-        num_results: int = 5,
-        filters: list[SearchWebArgsFiltersItem] | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> SearchWebResult:
-        """Searches the web."""
-        ...
-
-
-class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
-    def search_web(
-        self,
-        *,
-        query: str,
-        num_results: int = 5,
-        filters: list[SearchWebArgsFiltersItem] | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> SearchWebResult:
-        """Searches the web."""
-        ...
-
-
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="search_web",
@@ -428,7 +138,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         input_schema=SEARCH_WEB_INPUT_SCHEMA,
         output_schema=SEARCH_WEB_OUTPUT_SCHEMA,
         result_type=SearchWebResult,
-        output_check=_check_bf07_0,
     ),
 )
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from ...diagnostics import Diagnostics, Span, span_inside
 from ...ir import ContextParam, JArray, JObject, to_plain
-from ...runtime.validation import is_valid
+from toolspec_runtime.validation import is_valid
 from .pending import Inherit, Override
 from ..gram.schema import Built, near_miss
 from ..json.tools import check_dialect

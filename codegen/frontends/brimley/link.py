@@ -31,8 +31,8 @@ from ...ir import (
     rewrite_schema,
     to_plain,
 )
-from ...runtime.paths import TemplateError, parse_template
-from ...runtime.validation import is_valid
+from toolspec_runtime.paths import TemplateError, parse_template
+from toolspec_runtime.validation import is_valid
 from .pending import PENDING_KEY, Inherit, Pending
 from ..gram.schema import Built
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from ...diagnostics import Diagnostics, SourceFile, Span
 from ...ir import JArray, JObject, to_plain
-from ...runtime.validation import PatternError, compile_pattern
+from toolspec_runtime.validation import PatternError, compile_pattern
 from .syntax import Entry, Name, Value
 
 # The type vocabulary: both the documented names and the ones pattern-agent's code uses (gram.md §4).

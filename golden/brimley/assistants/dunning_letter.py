@@ -7,7 +7,51 @@ from typing import Any, Literal, Protocol
 
 from pydantic import ConfigDict
 
-from ..._runtime import checks as _checks, dispatch as _dispatch, models as _models
+from toolspec_runtime import (
+    dispatch as _dispatch,
+    models as _models,
+    require as _require,
+)
+
+_require("0.2", __name__)
+
+
+class DunningLetterArgs(
+    _models.NativeModel, schema="DUNNING_LETTER_INPUT_SCHEMA", exact_numbers=True
+):
+    """Arguments of the tool `dunning_letter`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    customer_name: str
+    invoice: Invoice
+    tone: Literal["friendly", "firm", "final"] = "friendly"
+
+
+class DunningLetterFn(Protocol):
+    """The signature an implementation of the tool `dunning_letter` must have."""
+
+    def __call__(
+        self,
+        *,
+        customer_name: str,
+        invoice: Invoice,
+        tone: Literal["friendly", "firm", "final"] = "friendly",
+        signature: str,
+    ) -> str:
+        """Drafts a polite payment reminder for an overdue invoice."""
+        ...
+
+
+class Tools(Protocol):
+    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
+
+    @property
+    def dunning_letter(self) -> DunningLetterFn: ...
+
+
+# Imported last, so that spec files may refer to each other in cycles.
+from ...brimley.entities.invoice import Invoice  # noqa: E402
 
 DUNNING_LETTER_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -56,62 +100,6 @@ DUNNING_LETTER_INPUT_SCHEMA: dict[str, Any] = {
 
 DUNNING_LETTER_OUTPUT_SCHEMA: dict[str, Any] = {"type": "string"}
 
-
-def _check_fc12_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-class DunningLetterArgs(_models.NativeModel):
-    """Arguments of the tool `dunning_letter`."""
-
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = DUNNING_LETTER_INPUT_SCHEMA
-    __json_schema_pointer__ = ""
-
-    customer_name: str
-    invoice: Invoice
-    tone: Literal["friendly", "firm", "final"] = "friendly"
-
-
-class DunningLetterFn(Protocol):
-    """The signature an implementation of the tool `dunning_letter` must have."""
-
-    def __call__(
-        self,
-        *,
-        customer_name: str,
-        invoice: Invoice,
-        tone: Literal["friendly", "firm", "final"] = "friendly",
-        signature: str,
-    ) -> str:
-        """Drafts a polite payment reminder for an overdue invoice."""
-        ...
-
-
-class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
-    def dunning_letter(
-        self,
-        *,
-        customer_name: str,
-        invoice: Invoice,
-        tone: Literal["friendly", "firm", "final"] = "friendly",
-        signature: str,
-    ) -> str:
-        """Drafts a polite payment reminder for an overdue invoice."""
-        ...
-
-
-# Imported last, so that spec files may refer to each other in cycles.
-from ...brimley.entities.invoice import Invoice  # noqa: E402
-
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="dunning_letter",
@@ -143,10 +131,8 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
                 wire="signature",
                 type=str,
                 schema={"type": "string"},
-                check=_check_fc12_0,
             ),
         ),
-        output_check=_check_fc12_0,
     ),
 )
 

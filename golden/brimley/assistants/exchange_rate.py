@@ -8,39 +8,19 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import ConfigDict
 
-from ..._runtime import checks as _checks, dispatch as _dispatch, models as _models
+from toolspec_runtime import (
+    dispatch as _dispatch,
+    models as _models,
+    require as _require,
+)
 
-EXCHANGE_RATE_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "base": {"type": "string", "pattern": "^[A-Z]{3}$"},
-        "quote": {"type": "string", "pattern": "^[A-Z]{3}$"},
-        "on": {"type": "string", "format": "date"},
-    },
-    "required": ["base", "quote"],
-    "additionalProperties": False,
-}
-
-EXCHANGE_RATE_OUTPUT_SCHEMA: dict[str, Any] = {"type": "number"}
+_require("0.2", __name__)
 
 
-def _check_7693_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "number"):
-        problems.append(_checks.mistyped("number", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-class ExchangeRateArgs(_models.NativeModel):
+class ExchangeRateArgs(_models.NativeModel, schema="EXCHANGE_RATE_INPUT_SCHEMA"):
     """Arguments of the tool `exchange_rate`."""
 
     model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = EXCHANGE_RATE_INPUT_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
 
     base: Annotated[str, _models.Pattern("^[A-Z]{3}$")]
     quote: Annotated[str, _models.Pattern("^[A-Z]{3}$")]
@@ -58,12 +38,22 @@ class ExchangeRateFn(Protocol):
 class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 
-    def exchange_rate(
-        self, *, base: str, quote: str, on: _dt.date | None = None
-    ) -> float:
-        """The exchange rate between two currencies on a day."""
-        ...
+    @property
+    def exchange_rate(self) -> ExchangeRateFn: ...
 
+
+EXCHANGE_RATE_INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "base": {"type": "string", "pattern": "^[A-Z]{3}$"},
+        "quote": {"type": "string", "pattern": "^[A-Z]{3}$"},
+        "on": {"type": "string", "format": "date"},
+    },
+    "required": ["base", "quote"],
+    "additionalProperties": False,
+}
+
+EXCHANGE_RATE_OUTPUT_SCHEMA: dict[str, Any] = {"type": "number"}
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
@@ -81,7 +71,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
                 "timeout": 5.0,
             }
         },
-        output_check=_check_7693_0,
     ),
 )
 

@@ -8,7 +8,72 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import ConfigDict, Field
 
-from ..._runtime import checks as _checks, dispatch as _dispatch, models as _models
+from toolspec_runtime import (
+    dispatch as _dispatch,
+    models as _models,
+    require as _require,
+)
+
+_require("0.2", __name__)
+
+
+class ForecastCashArgs(_models.NativeModel, schema="FORECAST_CASH_INPUT_SCHEMA"):
+    """Arguments of the tool `forecast_cash`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    horizon_days: Annotated[int, Field(ge=1, le=365)] = 30
+    currencies: list[str]
+    include_overdue: Annotated[bool | None, _models.NOT_NULL] = None
+
+
+class ForecastCashResult(
+    _models.NativeModel, schema="FORECAST_CASH_OUTPUT_SCHEMA", exact_numbers=True
+):
+    """Result of the tool `forecast_cash`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    expected: Annotated[
+        _decimal.Decimal,
+        _models.Checked(FORECAST_CASH_OUTPUT_SCHEMA, "/properties/expected"),
+    ]
+    invoices: list[Invoice]
+
+
+class ForecastCashConfig(_models.NativeModel, schema="FORECAST_CASH_CONFIG_SCHEMA"):
+    """Instantiation configuration of the tool `forecast_cash`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: Literal["linear", "seasonal"] = "linear"
+    api_key: str
+
+
+class ForecastCashFn(Protocol):
+    """The signature an implementation of the tool `forecast_cash` must have."""
+
+    def __call__(
+        self,
+        *,
+        horizon_days: int = 30,
+        currencies: list[str],
+        include_overdue: bool | None = None,
+        config: ForecastCashConfig,
+    ) -> ForecastCashResult:
+        """Forecasts incoming cash from open invoices."""
+        ...
+
+
+class Tools(Protocol):
+    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
+
+    @property
+    def forecast_cash(self) -> ForecastCashFn: ...
+
+
+# Imported last, so that spec files may refer to each other in cycles.
+from ...brimley.entities.invoice import Invoice  # noqa: E402
 
 FORECAST_CASH_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -80,343 +145,6 @@ FORECAST_CASH_CONFIG_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-
-def _check_80a4_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "number"):
-        problems.append(_checks.mistyped("number", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-_CHECK_80A4_1_0: frozenset[str] = frozenset(["expected", "invoices"])
-
-
-def _check_80a4_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "object"):
-        problems.append(_checks.mistyped("object", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("object",):
-        if "expected" not in value:
-            problems.append(
-                _checks.Problem(path, "'expected' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "invoices" not in value:
-            problems.append(
-                _checks.Problem(path, "'invoices' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "expected" in value:
-            problems += _check_80a4_0(value["expected"], path + ("expected",), ff)
-            if ff and problems:
-                return problems
-        if "invoices" in value:
-            problems += _check_80a4_2(value["invoices"], path + ("invoices",), ff)
-            if ff and problems:
-                return problems
-        extra = _checks.extra(value, _CHECK_80A4_1_0, None)
-        if extra:
-            problems.append(
-                _checks.unexpected(extra, ["expected", "invoices"], None, path)
-            )
-    return problems
-
-
-def _check_80a4_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "array"):
-        problems.append(_checks.mistyped("array", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("array",):
-        count = len(value)
-        for index in range(0, count):
-            problems += _check_80a4_3(value[index], path + (index,), ff)
-            if ff and problems:
-                return problems
-    return problems
-
-
-def _check_80a4_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    problems += _check_80a4_4(value, path, ff)
-    if ff and problems:
-        return problems
-    kind = _checks.json_type(value)
-    return problems
-
-
-_CHECK_80A4_4_0: frozenset[str] = frozenset(
-    ["invoice_id", "account_id", "amount", "status", "issued_on", "paid_at", "overdue"]
-)
-
-
-def _check_80a4_4(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "object"):
-        problems.append(_checks.mistyped("object", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("object",):
-        if "invoice_id" not in value:
-            problems.append(
-                _checks.Problem(path, "'invoice_id' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "account_id" not in value:
-            problems.append(
-                _checks.Problem(path, "'account_id' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "amount" not in value:
-            problems.append(
-                _checks.Problem(path, "'amount' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "status" not in value:
-            problems.append(
-                _checks.Problem(path, "'status' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "issued_on" not in value:
-            problems.append(
-                _checks.Problem(path, "'issued_on' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "overdue" not in value:
-            problems.append(
-                _checks.Problem(path, "'overdue' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "invoice_id" in value:
-            problems += _check_80a4_5(value["invoice_id"], path + ("invoice_id",), ff)
-            if ff and problems:
-                return problems
-        if "account_id" in value:
-            problems += _check_80a4_5(value["account_id"], path + ("account_id",), ff)
-            if ff and problems:
-                return problems
-        if "amount" in value:
-            problems += _check_80a4_6(value["amount"], path + ("amount",), ff)
-            if ff and problems:
-                return problems
-        if "status" in value:
-            problems += _check_80a4_7(value["status"], path + ("status",), ff)
-            if ff and problems:
-                return problems
-        if "issued_on" in value:
-            problems += _check_80a4_8(value["issued_on"], path + ("issued_on",), ff)
-            if ff and problems:
-                return problems
-        if "paid_at" in value:
-            problems += _check_80a4_9(value["paid_at"], path + ("paid_at",), ff)
-            if ff and problems:
-                return problems
-        if "overdue" in value:
-            problems += _check_80a4_10(value["overdue"], path + ("overdue",), ff)
-            if ff and problems:
-                return problems
-        extra = _checks.extra(value, _CHECK_80A4_4_0, None)
-        if extra:
-            problems.append(
-                _checks.unexpected(
-                    extra,
-                    [
-                        "invoice_id",
-                        "account_id",
-                        "amount",
-                        "status",
-                        "issued_on",
-                        "paid_at",
-                        "overdue",
-                    ],
-                    None,
-                    path,
-                )
-            )
-    return problems
-
-
-def _check_80a4_5(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "integer"):
-        problems.append(_checks.mistyped("integer", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_80a4_6(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "number"):
-        problems.append(_checks.mistyped("number", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("integer", "number"):
-        if not _checks.at_least(value, 0):
-            problems.append(_checks.Problem(path, "must be >= 0", "minimum"))
-    return problems
-
-
-_CHECK_80A4_7_0: frozenset[object] = _checks.keys(["draft", "open", "paid", "void"])
-
-
-def _check_80a4_7(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if _checks.key(value) not in _CHECK_80A4_7_0:
-        problems.append(
-            _checks.Problem(
-                path, "must be one of ['draft', 'open', 'paid', 'void']", "enum"
-            )
-        )
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_80a4_8(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("string",):
-        if not _checks.valid_date(value):
-            problems.append(
-                _checks.Problem(
-                    path,
-                    "must be a valid date in the form YYYY-MM-DD (RFC 3339 full-date)",
-                    "format",
-                )
-            )
-    return problems
-
-
-def _check_80a4_9(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("string",):
-        if not _checks.valid_date_time(value):
-            problems.append(
-                _checks.Problem(
-                    path,
-                    "must be a valid RFC 3339 date-time with a time zone, e.g. 2024-01-31T09:30:00Z or 2024-01-31T09:30:00+02:00",
-                    "format",
-                )
-            )
-    return problems
-
-
-def _check_80a4_10(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "boolean"):
-        problems.append(_checks.mistyped("boolean", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-class ForecastCashArgs(_models.NativeModel):
-    """Arguments of the tool `forecast_cash`."""
-
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = FORECAST_CASH_INPUT_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
-
-    horizon_days: Annotated[int, Field(ge=1, le=365)] = 30
-    currencies: list[str]
-    include_overdue: Annotated[bool | None, _models.NOT_NULL] = None
-
-
-class ForecastCashResult(_models.NativeModel):
-    """Result of the tool `forecast_cash`."""
-
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = FORECAST_CASH_OUTPUT_SCHEMA
-    __json_schema_pointer__ = ""
-
-    expected: Annotated[
-        _decimal.Decimal,
-        _models.Checked(
-            FORECAST_CASH_OUTPUT_SCHEMA, "/properties/expected", _check_80a4_0
-        ),
-    ]
-    invoices: list[Invoice]
-
-
-class ForecastCashConfig(_models.NativeModel):
-    """Instantiation configuration of the tool `forecast_cash`."""
-
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = FORECAST_CASH_CONFIG_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
-
-    model: Literal["linear", "seasonal"] = "linear"
-    api_key: str
-
-
-class ForecastCashFn(Protocol):
-    """The signature an implementation of the tool `forecast_cash` must have."""
-
-    def __call__(
-        self,
-        *,
-        horizon_days: int = 30,
-        currencies: list[str],
-        include_overdue: bool | None = None,
-        config: ForecastCashConfig,
-    ) -> ForecastCashResult:
-        """Forecasts incoming cash from open invoices."""
-        ...
-
-
-class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
-    def forecast_cash(
-        self,
-        *,
-        horizon_days: int = 30,
-        currencies: list[str],
-        include_overdue: bool | None = None,
-        config: ForecastCashConfig,
-    ) -> ForecastCashResult:
-        """Forecasts incoming cash from open invoices."""
-        ...
-
-
-# Imported last, so that spec files may refer to each other in cycles.
-from ...brimley.entities.invoice import Invoice  # noqa: E402
-
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="forecast_cash",
@@ -429,7 +157,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         metadata={"handler": "billing.forecast.run"},
         config_model=ForecastCashConfig,
         config_param="config",
-        output_check=_check_80a4_1,
     ),
 )
 

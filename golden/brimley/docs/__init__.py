@@ -3,7 +3,9 @@
 #   the package of the specs under brimley/docs/
 from typing import TYPE_CHECKING
 
-from ..._runtime import lazy as _lazy
+from toolspec_runtime import lazy as _lazy, require as _require
+
+_require("0.2", __name__)
 
 # The modules here, each imported when first used (as the package's own names are).
 _MODULES: list[str] = ["help_page"]

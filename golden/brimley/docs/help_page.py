@@ -7,27 +7,15 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict
 
-from ..._runtime import models as _models, paths as _paths
+from toolspec_runtime import models as _models, paths as _paths, require as _require
 
-HELP_PAGE_ARGS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "section": {"type": "string", "enum": ["invoices", "payments", "accounts"]},
-        "version": {"type": "integer"},
-        "page": {"type": "string"},
-    },
-    "required": ["section", "version", "page"],
-    "additionalProperties": False,
-}
+_require("0.2", __name__)
 
 
-class HelpPageArgs(_models.NativeModel):
+class HelpPageArgs(_models.NativeModel, schema="HELP_PAGE_ARGS_SCHEMA"):
     """Arguments of the resource `help_page`: the parameters of its path."""
 
     model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = HELP_PAGE_ARGS_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
 
     section: Literal["invoices", "payments", "accounts"]
     version: int
@@ -48,6 +36,17 @@ def format_help_page(args: HelpPageArgs) -> str:
     """The path of the resource `help_page` for `args`, each value percent-encoded."""
     return _paths.format_path(HELP_PAGE_PATH, args)
 
+
+HELP_PAGE_ARGS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "section": {"type": "string", "enum": ["invoices", "payments", "accounts"]},
+        "version": {"type": "integer"},
+        "page": {"type": "string"},
+    },
+    "required": ["section", "version", "page"],
+    "additionalProperties": False,
+}
 
 __all__: list[str] = [
     "HelpPageArgs",

@@ -9,7 +9,26 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from ..._runtime import checks as _checks, models as _models
+from toolspec_runtime import models as _models, require as _require
+
+_require("0.2", __name__)
+
+
+class Invoice(_models.NativeModel, schema="INVOICE_SCHEMA", exact_numbers=True):
+    """One invoice of a customer account."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    invoice_id: int
+    account_id: int
+    amount: Annotated[
+        _decimal.Decimal, _models.Checked(INVOICE_SCHEMA, "/properties/amount")
+    ] = Field(description="Amount due, in the account's currency.")
+    status: Literal["draft", "open", "paid", "void"]
+    issued_on: Annotated[_dt.date, _models.DATE]
+    paid_at: Annotated[_dt.datetime | None, _models.NOT_NULL, _models.DATE_TIME] = None
+    overdue: bool
+
 
 INVOICE_SCHEMA: dict[str, Any] = {
     "title": "Invoice",
@@ -39,38 +58,5 @@ INVOICE_SCHEMA: dict[str, Any] = {
     ],
     "additionalProperties": False,
 }
-
-
-def _check_f4d2_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "number"):
-        problems.append(_checks.mistyped("number", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("integer", "number"):
-        if not _checks.at_least(value, 0):
-            problems.append(_checks.Problem(path, "must be >= 0", "minimum"))
-    return problems
-
-
-class Invoice(_models.NativeModel):
-    """One invoice of a customer account."""
-
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = INVOICE_SCHEMA
-    __json_schema_pointer__ = ""
-
-    invoice_id: int
-    account_id: int
-    amount: Annotated[
-        _decimal.Decimal,
-        _models.Checked(INVOICE_SCHEMA, "/properties/amount", _check_f4d2_0),
-    ] = Field(description="Amount due, in the account's currency.")
-    status: Literal["draft", "open", "paid", "void"]
-    issued_on: Annotated[_dt.date, _models.DATE]
-    paid_at: Annotated[_dt.datetime | None, _models.NOT_NULL, _models.DATE_TIME] = None
-    overdue: bool
-
 
 __all__: list[str] = ["Invoice", "INVOICE_SCHEMA"]

@@ -8,7 +8,22 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from ..._runtime import models as _models
+from toolspec_runtime import models as _models, require as _require
+
+_require("0.2", __name__)
+
+
+class InvoiceFilter(_models.NativeModel, schema="INVOICE_FILTER_SCHEMA"):
+    """Which invoices to list."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: Literal["draft", "open", "paid", "void"] = "open"
+    issued_after: Annotated[_dt.date | None, _models.NOT_NULL, _models.DATE] = Field(
+        None, description="Only invoices issued on or after this day."
+    )
+    tenant_id: int
+
 
 INVOICE_FILTER_SCHEMA: dict[str, Any] = {
     "title": "InvoiceFilter",
@@ -30,21 +45,5 @@ INVOICE_FILTER_SCHEMA: dict[str, Any] = {
     "required": ["tenant_id"],
     "additionalProperties": False,
 }
-
-
-class InvoiceFilter(_models.NativeModel):
-    """Which invoices to list."""
-
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = INVOICE_FILTER_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
-
-    status: Literal["draft", "open", "paid", "void"] = "open"
-    issued_after: Annotated[_dt.date | None, _models.NOT_NULL, _models.DATE] = Field(
-        None, description="Only invoices issued on or after this day."
-    )
-    tenant_id: int
-
 
 __all__: list[str] = ["InvoiceFilter", "INVOICE_FILTER_SCHEMA"]

@@ -7,290 +7,23 @@ from typing import Any, Protocol, TYPE_CHECKING
 
 from pydantic import ConfigDict
 
-from ..._runtime import (
-    checks as _checks,
+from toolspec_runtime import (
     dispatch as _dispatch,
     models as _models,
     sql as _sql,
+    require as _require,
 )
 
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-GET_INVOICE_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"invoice_id": {"type": "integer"}},
-    "required": ["invoice_id"],
-    "additionalProperties": False,
-}
-
-GET_INVOICE_OUTPUT_SCHEMA: dict[str, Any] = {
-    "anyOf": [{"$ref": "#/$defs/Invoice"}, {"type": "null"}],
-    "$defs": {
-        "Invoice": {
-            "title": "Invoice",
-            "type": "object",
-            "description": "One invoice of a customer account.",
-            "properties": {
-                "invoice_id": {"type": "integer"},
-                "account_id": {"type": "integer"},
-                "amount": {
-                    "type": "number",
-                    "format": "decimal",
-                    "description": "Amount due, in the account's currency.",
-                    "minimum": 0,
-                },
-                "status": {"type": "string", "enum": ["draft", "open", "paid", "void"]},
-                "issued_on": {"type": "string", "format": "date"},
-                "paid_at": {"type": "string", "format": "date-time"},
-                "overdue": {"type": "boolean"},
-            },
-            "required": [
-                "invoice_id",
-                "account_id",
-                "amount",
-                "status",
-                "issued_on",
-                "overdue",
-            ],
-            "additionalProperties": False,
-        }
-    },
-}
+_require("0.2", __name__)
 
 
-def _check_71a3_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    problems += _checks.alternatives(
-        "anyOf",
-        (
-            _check_71a3_1,
-            _check_71a3_9,
-        ),
-        value,
-        path,
-        ff,
-    )
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_71a3_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    problems += _check_71a3_2(value, path, ff)
-    if ff and problems:
-        return problems
-    kind = _checks.json_type(value)
-    return problems
-
-
-_CHECK_71A3_2_0: frozenset[str] = frozenset(
-    ["invoice_id", "account_id", "amount", "status", "issued_on", "paid_at", "overdue"]
-)
-
-
-def _check_71a3_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "object"):
-        problems.append(_checks.mistyped("object", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("object",):
-        if "invoice_id" not in value:
-            problems.append(
-                _checks.Problem(path, "'invoice_id' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "account_id" not in value:
-            problems.append(
-                _checks.Problem(path, "'account_id' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "amount" not in value:
-            problems.append(
-                _checks.Problem(path, "'amount' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "status" not in value:
-            problems.append(
-                _checks.Problem(path, "'status' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "issued_on" not in value:
-            problems.append(
-                _checks.Problem(path, "'issued_on' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "overdue" not in value:
-            problems.append(
-                _checks.Problem(path, "'overdue' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "invoice_id" in value:
-            problems += _check_71a3_3(value["invoice_id"], path + ("invoice_id",), ff)
-            if ff and problems:
-                return problems
-        if "account_id" in value:
-            problems += _check_71a3_3(value["account_id"], path + ("account_id",), ff)
-            if ff and problems:
-                return problems
-        if "amount" in value:
-            problems += _check_71a3_4(value["amount"], path + ("amount",), ff)
-            if ff and problems:
-                return problems
-        if "status" in value:
-            problems += _check_71a3_5(value["status"], path + ("status",), ff)
-            if ff and problems:
-                return problems
-        if "issued_on" in value:
-            problems += _check_71a3_6(value["issued_on"], path + ("issued_on",), ff)
-            if ff and problems:
-                return problems
-        if "paid_at" in value:
-            problems += _check_71a3_7(value["paid_at"], path + ("paid_at",), ff)
-            if ff and problems:
-                return problems
-        if "overdue" in value:
-            problems += _check_71a3_8(value["overdue"], path + ("overdue",), ff)
-            if ff and problems:
-                return problems
-        extra = _checks.extra(value, _CHECK_71A3_2_0, None)
-        if extra:
-            problems.append(
-                _checks.unexpected(
-                    extra,
-                    [
-                        "invoice_id",
-                        "account_id",
-                        "amount",
-                        "status",
-                        "issued_on",
-                        "paid_at",
-                        "overdue",
-                    ],
-                    None,
-                    path,
-                )
-            )
-    return problems
-
-
-def _check_71a3_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "integer"):
-        problems.append(_checks.mistyped("integer", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_71a3_4(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "number"):
-        problems.append(_checks.mistyped("number", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("integer", "number"):
-        if not _checks.at_least(value, 0):
-            problems.append(_checks.Problem(path, "must be >= 0", "minimum"))
-    return problems
-
-
-_CHECK_71A3_5_0: frozenset[object] = _checks.keys(["draft", "open", "paid", "void"])
-
-
-def _check_71a3_5(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if _checks.key(value) not in _CHECK_71A3_5_0:
-        problems.append(
-            _checks.Problem(
-                path, "must be one of ['draft', 'open', 'paid', 'void']", "enum"
-            )
-        )
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_71a3_6(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("string",):
-        if not _checks.valid_date(value):
-            problems.append(
-                _checks.Problem(
-                    path,
-                    "must be a valid date in the form YYYY-MM-DD (RFC 3339 full-date)",
-                    "format",
-                )
-            )
-    return problems
-
-
-def _check_71a3_7(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("string",):
-        if not _checks.valid_date_time(value):
-            problems.append(
-                _checks.Problem(
-                    path,
-                    "must be a valid RFC 3339 date-time with a time zone, e.g. 2024-01-31T09:30:00Z or 2024-01-31T09:30:00+02:00",
-                    "format",
-                )
-            )
-    return problems
-
-
-def _check_71a3_8(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "boolean"):
-        problems.append(_checks.mistyped("boolean", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_71a3_9(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "null"):
-        problems.append(_checks.mistyped("null", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-class GetInvoiceArgs(_models.NativeModel):
+class GetInvoiceArgs(_models.NativeModel, schema="GET_INVOICE_INPUT_SCHEMA"):
     """Arguments of the tool `get_invoice`."""
 
     model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = GET_INVOICE_INPUT_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
 
     invoice_id: int
 
@@ -313,7 +46,6 @@ def bind_get_invoice(args: GetInvoiceArgs, context: Any = None) -> dict[str, Any
             int,
             "get_invoice",
             schema={"type": "integer"},
-            check=_check_71a3_3,
         ),
     }
 
@@ -367,6 +99,47 @@ class Tools(Protocol):
 # Imported last, so that spec files may refer to each other in cycles.
 from ...brimley.entities.invoice import Invoice  # noqa: E402
 
+GET_INVOICE_INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"invoice_id": {"type": "integer"}},
+    "required": ["invoice_id"],
+    "additionalProperties": False,
+}
+
+GET_INVOICE_OUTPUT_SCHEMA: dict[str, Any] = {
+    "anyOf": [{"$ref": "#/$defs/Invoice"}, {"type": "null"}],
+    "$defs": {
+        "Invoice": {
+            "title": "Invoice",
+            "type": "object",
+            "description": "One invoice of a customer account.",
+            "properties": {
+                "invoice_id": {"type": "integer"},
+                "account_id": {"type": "integer"},
+                "amount": {
+                    "type": "number",
+                    "format": "decimal",
+                    "description": "Amount due, in the account's currency.",
+                    "minimum": 0,
+                },
+                "status": {"type": "string", "enum": ["draft", "open", "paid", "void"]},
+                "issued_on": {"type": "string", "format": "date"},
+                "paid_at": {"type": "string", "format": "date-time"},
+                "overdue": {"type": "boolean"},
+            },
+            "required": [
+                "invoice_id",
+                "account_id",
+                "amount",
+                "status",
+                "issued_on",
+                "overdue",
+            ],
+            "additionalProperties": False,
+        }
+    },
+}
+
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="get_invoice",
@@ -385,11 +158,9 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
                 wire="tenant_id",
                 type=int,
                 schema={"type": "integer"},
-                check=_check_71a3_3,
             ),
         ),
         implementation=_get_invoice_tool,
-        output_check=_check_71a3_0,
     ),
 )
 

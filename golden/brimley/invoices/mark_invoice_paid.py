@@ -8,44 +8,23 @@ from typing import Annotated, Any, Protocol, TYPE_CHECKING
 
 from pydantic import ConfigDict
 
-from ..._runtime import (
-    checks as _checks,
+from toolspec_runtime import (
     dispatch as _dispatch,
     models as _models,
     sql as _sql,
+    require as _require,
 )
 
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-MARK_INVOICE_PAID_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "invoice_id": {"type": "integer"},
-        "paid_at": {"type": "string", "format": "date-time"},
-    },
-    "required": ["invoice_id", "paid_at"],
-    "additionalProperties": False,
-}
+_require("0.2", __name__)
 
 
-def _check_doc0_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "integer"):
-        problems.append(_checks.mistyped("integer", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-class MarkInvoicePaidArgs(_models.NativeModel):
+class MarkInvoicePaidArgs(_models.NativeModel, schema="MARK_INVOICE_PAID_INPUT_SCHEMA"):
     """Arguments of the tool `mark_invoice_paid`."""
 
     model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = MARK_INVOICE_PAID_INPUT_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
 
     invoice_id: int
     paid_at: Annotated[_dt.datetime, _models.DATE_TIME]
@@ -72,7 +51,6 @@ def bind_mark_invoice_paid(
             int,
             "mark_invoice_paid",
             schema={"type": "integer"},
-            check=_check_doc0_0,
         ),
     }
 
@@ -108,6 +86,16 @@ class Tools(Protocol):
     # SQL tools are not here: codegen implements them (mark_invoice_paid).
 
 
+MARK_INVOICE_PAID_INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "invoice_id": {"type": "integer"},
+        "paid_at": {"type": "string", "format": "date-time"},
+    },
+    "required": ["invoice_id", "paid_at"],
+    "additionalProperties": False,
+}
+
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="mark_invoice_paid",
@@ -125,7 +113,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
                 wire="tenant_id",
                 type=int,
                 schema={"type": "integer"},
-                check=_check_doc0_0,
             ),
         ),
         implementation=_mark_invoice_paid_tool,

@@ -8,53 +8,23 @@ from typing import Any, Protocol, TYPE_CHECKING
 
 from pydantic import ConfigDict
 
-from ..._runtime import (
-    checks as _checks,
+from toolspec_runtime import (
     dispatch as _dispatch,
     models as _models,
     sql as _sql,
+    require as _require,
 )
 
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-OPEN_BALANCE_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"account_id": {"type": "integer"}},
-    "required": ["account_id"],
-    "additionalProperties": False,
-}
-
-OPEN_BALANCE_OUTPUT_SCHEMA: dict[str, Any] = {"type": "number", "format": "decimal"}
+_require("0.2", __name__)
 
 
-def _check_02d5_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "number"):
-        problems.append(_checks.mistyped("number", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_doc1_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "integer"):
-        problems.append(_checks.mistyped("integer", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-class OpenBalanceArgs(_models.NativeModel):
+class OpenBalanceArgs(_models.NativeModel, schema="OPEN_BALANCE_INPUT_SCHEMA"):
     """Arguments of the tool `open_balance`."""
 
     model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = OPEN_BALANCE_INPUT_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
 
     account_id: int
 
@@ -77,7 +47,6 @@ def bind_open_balance(args: OpenBalanceArgs, context: Any = None) -> dict[str, A
             int,
             "open_balance",
             schema={"type": "integer"},
-            check=_check_doc1_0,
         ),
     }
 
@@ -115,6 +84,15 @@ class Tools(Protocol):
     # SQL tools are not here: codegen implements them (open_balance).
 
 
+OPEN_BALANCE_INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"account_id": {"type": "integer"}},
+    "required": ["account_id"],
+    "additionalProperties": False,
+}
+
+OPEN_BALANCE_OUTPUT_SCHEMA: dict[str, Any] = {"type": "number", "format": "decimal"}
+
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="open_balance",
@@ -133,11 +111,9 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
                 wire="tenant_id",
                 type=int,
                 schema={"type": "integer"},
-                check=_check_doc1_0,
             ),
         ),
         implementation=_open_balance_tool,
-        output_check=_check_02d5_0,
     ),
 )
 

@@ -8,7 +8,72 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import ConfigDict, Field
 
-from ..._runtime import checks as _checks, dispatch as _dispatch, models as _models
+from toolspec_runtime import (
+    dispatch as _dispatch,
+    models as _models,
+    require as _require,
+)
+
+_require("0.2", __name__)
+
+
+class GetOrdersArgs(_models.NativeModel, schema="GET_ORDERS_INPUT_SCHEMA"):
+    """Arguments of the tool `get_orders`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    customer_id: Annotated[int, Field(ge=1)] = Field(
+        description="The customer whose orders to list."
+    )
+    status: Literal["pending", "shipped", "cancelled"] = "shipped"
+    limit: Annotated[int, Field(ge=1, le=100)] = 20
+    since: Annotated[_dt.date, _models.DATE] | None = None
+
+
+class CancelOrderArgs(_models.NativeModel, schema="CANCEL_ORDER_INPUT_SCHEMA"):
+    """Arguments of the tool `cancel_order`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    order_id: int
+    reason: Annotated[str, Field(max_length=500)] | None
+
+
+class GetOrdersFn(Protocol):
+    """The signature an implementation of the tool `get_orders` must have."""
+
+    def __call__(
+        self,
+        *,
+        customer_id: int,
+        status: Literal["pending", "shipped", "cancelled"] = "shipped",
+        limit: int = 20,
+        since: _dt.date | None = None,
+    ) -> list[Order]:
+        """List a customer's orders, newest first."""
+        ...
+
+
+class CancelOrderFn(Protocol):
+    """The signature an implementation of the tool `cancel_order` must have."""
+
+    def __call__(self, *, order_id: int, reason: str | None) -> Any:
+        """Cancel an order that has not shipped yet."""
+        ...
+
+
+class Tools(Protocol):
+    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
+
+    @property
+    def get_orders(self) -> GetOrdersFn: ...
+
+    @property
+    def cancel_order(self) -> CancelOrderFn: ...
+
+
+# Imported last, so that spec files may refer to each other in cycles.
+from ...shop.entities.order import Order  # noqa: E402
 
 GET_ORDERS_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -96,470 +161,6 @@ CANCEL_ORDER_INPUT_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-
-def _check_be85_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "array"):
-        problems.append(_checks.mistyped("array", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("array",):
-        count = len(value)
-        for index in range(0, count):
-            problems += _check_be85_1(value[index], path + (index,), ff)
-            if ff and problems:
-                return problems
-    return problems
-
-
-def _check_be85_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    problems += _check_be85_2(value, path, ff)
-    if ff and problems:
-        return problems
-    kind = _checks.json_type(value)
-    return problems
-
-
-_CHECK_BE85_2_0: frozenset[str] = frozenset(
-    ["order_id", "total", "status", "created_at", "customer", "lines"]
-)
-
-
-def _check_be85_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "object"):
-        problems.append(_checks.mistyped("object", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("object",):
-        if "order_id" not in value:
-            problems.append(
-                _checks.Problem(path, "'order_id' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "total" not in value:
-            problems.append(
-                _checks.Problem(path, "'total' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "status" not in value:
-            problems.append(
-                _checks.Problem(path, "'status' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "created_at" not in value:
-            problems.append(
-                _checks.Problem(path, "'created_at' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "order_id" in value:
-            problems += _check_be85_3(value["order_id"], path + ("order_id",), ff)
-            if ff and problems:
-                return problems
-        if "total" in value:
-            problems += _check_be85_4(value["total"], path + ("total",), ff)
-            if ff and problems:
-                return problems
-        if "status" in value:
-            problems += _check_be85_5(value["status"], path + ("status",), ff)
-            if ff and problems:
-                return problems
-        if "created_at" in value:
-            problems += _check_be85_6(value["created_at"], path + ("created_at",), ff)
-            if ff and problems:
-                return problems
-        if "customer" in value:
-            problems += _check_be85_7(value["customer"], path + ("customer",), ff)
-            if ff and problems:
-                return problems
-        if "lines" in value:
-            problems += _check_be85_14(value["lines"], path + ("lines",), ff)
-            if ff and problems:
-                return problems
-        extra = _checks.extra(value, _CHECK_BE85_2_0, None)
-        if extra:
-            problems.append(
-                _checks.unexpected(
-                    extra,
-                    ["order_id", "total", "status", "created_at", "customer", "lines"],
-                    None,
-                    path,
-                )
-            )
-    return problems
-
-
-def _check_be85_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "integer"):
-        problems.append(_checks.mistyped("integer", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("integer", "number"):
-        if not _checks.at_least(value, 1):
-            problems.append(_checks.Problem(path, "must be >= 1", "minimum"))
-    return problems
-
-
-def _check_be85_4(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "number"):
-        problems.append(_checks.mistyped("number", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("integer", "number"):
-        if not _checks.at_least(value, 0):
-            problems.append(_checks.Problem(path, "must be >= 0", "minimum"))
-    return problems
-
-
-_CHECK_BE85_5_0: frozenset[object] = _checks.keys(["pending", "shipped", "cancelled"])
-
-
-def _check_be85_5(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if _checks.key(value) not in _CHECK_BE85_5_0:
-        problems.append(
-            _checks.Problem(
-                path, "must be one of ['pending', 'shipped', 'cancelled']", "enum"
-            )
-        )
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_be85_6(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("string",):
-        if not _checks.valid_date_time(value):
-            problems.append(
-                _checks.Problem(
-                    path,
-                    "must be a valid RFC 3339 date-time with a time zone, e.g. 2024-01-31T09:30:00Z or 2024-01-31T09:30:00+02:00",
-                    "format",
-                )
-            )
-    return problems
-
-
-def _check_be85_7(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    problems += _check_be85_8(value, path, ff)
-    if ff and problems:
-        return problems
-    kind = _checks.json_type(value)
-    return problems
-
-
-_CHECK_BE85_8_0: frozenset[str] = frozenset(["id", "name", "email", "tags"])
-
-
-def _check_be85_8(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "object"):
-        problems.append(_checks.mistyped("object", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("object",):
-        if "id" not in value:
-            problems.append(
-                _checks.Problem(path, "'id' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "name" not in value:
-            problems.append(
-                _checks.Problem(path, "'name' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "id" in value:
-            problems += _check_be85_9(value["id"], path + ("id",), ff)
-            if ff and problems:
-                return problems
-        if "name" in value:
-            problems += _check_be85_10(value["name"], path + ("name",), ff)
-            if ff and problems:
-                return problems
-        if "email" in value:
-            problems += _check_be85_11(value["email"], path + ("email",), ff)
-            if ff and problems:
-                return problems
-        if "tags" in value:
-            problems += _check_be85_12(value["tags"], path + ("tags",), ff)
-            if ff and problems:
-                return problems
-        extra = _checks.extra(value, _CHECK_BE85_8_0, None)
-        if extra:
-            problems.append(
-                _checks.unexpected(extra, ["id", "name", "email", "tags"], None, path)
-            )
-    return problems
-
-
-def _check_be85_9(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "integer"):
-        problems.append(_checks.mistyped("integer", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_be85_10(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("string",):
-        if len(value) < 1:
-            problems.append(
-                _checks.Problem(path, "must be at least 1 character long", "minLength")
-            )
-        if len(value) > 200:
-            problems.append(
-                _checks.Problem(
-                    path, "must be at most 200 characters long", "maxLength"
-                )
-            )
-    return problems
-
-
-def _check_be85_11(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_be85_12(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "array"):
-        problems.append(_checks.mistyped("array", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("array",):
-        count = len(value)
-        for index in range(0, count):
-            problems += _check_be85_13(value[index], path + (index,), ff)
-            if ff and problems:
-                return problems
-        problems += _checks.unique(value, path)
-    return problems
-
-
-def _check_be85_13(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_be85_14(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "array"):
-        problems.append(_checks.mistyped("array", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("array",):
-        count = len(value)
-        for index in range(0, count):
-            problems += _check_be85_15(value[index], path + (index,), ff)
-            if ff and problems:
-                return problems
-        if count < 1:
-            problems.append(
-                _checks.counted(
-                    "must have at least 1 item (has ", count, "minItems", path
-                )
-            )
-    return problems
-
-
-def _check_be85_15(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    problems += _check_be85_16(value, path, ff)
-    if ff and problems:
-        return problems
-    kind = _checks.json_type(value)
-    return problems
-
-
-_CHECK_BE85_16_0: frozenset[str] = frozenset(["sku", "quantity"])
-
-
-def _check_be85_16(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "object"):
-        problems.append(_checks.mistyped("object", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("object",):
-        if "sku" not in value:
-            problems.append(
-                _checks.Problem(path, "'sku' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "quantity" not in value:
-            problems.append(
-                _checks.Problem(path, "'quantity' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "sku" in value:
-            problems += _check_be85_17(value["sku"], path + ("sku",), ff)
-            if ff and problems:
-                return problems
-        if "quantity" in value:
-            problems += _check_be85_18(value["quantity"], path + ("quantity",), ff)
-            if ff and problems:
-                return problems
-        extra = _checks.extra(value, _CHECK_BE85_16_0, None)
-        if extra:
-            problems.append(_checks.unexpected(extra, ["sku", "quantity"], None, path))
-    return problems
-
-
-_CHECK_BE85_17_0: _checks.Matcher = _checks.pattern("^[A-Z]{3}-[0-9]{4}$")
-
-
-def _check_be85_17(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("string",):
-        if not _CHECK_BE85_17_0.search(value):
-            problems.append(
-                _checks.Problem(
-                    path, "must match pattern '^[A-Z]{3}-[0-9]{4}$'", "pattern"
-                )
-            )
-    return problems
-
-
-def _check_be85_18(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "integer"):
-        problems.append(_checks.mistyped("integer", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("integer", "number"):
-        if not _checks.at_least(value, 1):
-            problems.append(_checks.Problem(path, "must be >= 1", "minimum"))
-        if not _checks.at_most(value, 999):
-            problems.append(_checks.Problem(path, "must be <= 999", "maximum"))
-    return problems
-
-
-class GetOrdersArgs(_models.NativeModel):
-    """Arguments of the tool `get_orders`."""
-
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = GET_ORDERS_INPUT_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
-
-    customer_id: Annotated[int, Field(ge=1)] = Field(
-        description="The customer whose orders to list."
-    )
-    status: Literal["pending", "shipped", "cancelled"] = "shipped"
-    limit: Annotated[int, Field(ge=1, le=100)] = 20
-    since: Annotated[_dt.date, _models.DATE] | None = None
-
-
-class CancelOrderArgs(_models.NativeModel):
-    """Arguments of the tool `cancel_order`."""
-
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = CANCEL_ORDER_INPUT_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
-
-    order_id: int
-    reason: Annotated[str, Field(max_length=500)] | None
-
-
-class GetOrdersFn(Protocol):
-    """The signature an implementation of the tool `get_orders` must have."""
-
-    def __call__(
-        self,
-        *,
-        customer_id: int,
-        status: Literal["pending", "shipped", "cancelled"] = "shipped",
-        limit: int = 20,
-        since: _dt.date | None = None,
-    ) -> list[Order]:
-        """List a customer's orders, newest first."""
-        ...
-
-
-class CancelOrderFn(Protocol):
-    """The signature an implementation of the tool `cancel_order` must have."""
-
-    def __call__(self, *, order_id: int, reason: str | None) -> Any:
-        """Cancel an order that has not shipped yet."""
-        ...
-
-
-class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
-    def get_orders(
-        self,
-        *,
-        customer_id: int,
-        status: Literal["pending", "shipped", "cancelled"] = "shipped",
-        limit: int = 20,
-        since: _dt.date | None = None,
-    ) -> list[Order]:
-        """List a customer's orders, newest first."""
-        ...
-
-    def cancel_order(self, *, order_id: int, reason: str | None) -> Any:
-        """Cancel an order that has not shipped yet."""
-        ...
-
-
-# Imported last, so that spec files may refer to each other in cycles.
-from ...shop.entities.order import Order  # noqa: E402
-
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="get_orders",
@@ -569,7 +170,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         input_schema=GET_ORDERS_INPUT_SCHEMA,
         output_schema=GET_ORDERS_OUTPUT_SCHEMA,
         result_type=list[Order],
-        output_check=_check_be85_0,
     ),
     _dispatch.ToolSpec(
         name="cancel_order",

@@ -7,7 +7,19 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict
 
-from ..._runtime import models as _models
+from toolspec_runtime import models as _models, require as _require
+
+_require("0.2", __name__)
+
+
+class Category(_models.NativeModel, schema="CATEGORY_SCHEMA"):
+    """A product category; categories nest (a recursive schema)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    children: Annotated[list[Category] | None, _models.NOT_NULL] = None
+
 
 CATEGORY_SCHEMA: dict[str, Any] = {
     "title": "Category",
@@ -20,18 +32,5 @@ CATEGORY_SCHEMA: dict[str, Any] = {
     "required": ["name"],
     "additionalProperties": False,
 }
-
-
-class Category(_models.NativeModel):
-    """A product category; categories nest (a recursive schema)."""
-
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = CATEGORY_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
-
-    name: str
-    children: Annotated[list[Category] | None, _models.NOT_NULL] = None
-
 
 __all__: list[str] = ["Category", "CATEGORY_SCHEMA"]

@@ -7,7 +7,19 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field
 
-from ..._runtime import models as _models
+from toolspec_runtime import models as _models, require as _require
+
+_require("0.2", __name__)
+
+
+class Customer(_models.NativeModel, schema="CUSTOMER_SCHEMA"):
+    model_config = ConfigDict(extra="forbid")
+
+    id: int
+    name: Annotated[str, Field(min_length=1, max_length=200)]
+    email: Annotated[str | None, _models.NOT_NULL] = None
+    tags: Annotated[list[str] | None, _models.NOT_NULL, _models.UNIQUE_STRINGS] = None
+
 
 CUSTOMER_SCHEMA: dict[str, Any] = {
     "title": "Customer",
@@ -21,18 +33,5 @@ CUSTOMER_SCHEMA: dict[str, Any] = {
     "required": ["id", "name"],
     "additionalProperties": False,
 }
-
-
-class Customer(_models.NativeModel):
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = CUSTOMER_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
-
-    id: int
-    name: Annotated[str, Field(min_length=1, max_length=200)]
-    email: Annotated[str | None, _models.NOT_NULL] = None
-    tags: Annotated[list[str] | None, _models.NOT_NULL, _models.UNIQUE_STRINGS] = None
-
 
 __all__: list[str] = ["Customer", "CUSTOMER_SCHEMA"]

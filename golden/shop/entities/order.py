@@ -8,7 +8,33 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from ..._runtime import models as _models
+from toolspec_runtime import models as _models, require as _require
+
+_require("0.2", __name__)
+
+
+class Line(_models.NativeModel, schema="ORDER_SCHEMA#/$defs/Line"):
+    model_config = ConfigDict(extra="forbid")
+
+    sku: Annotated[str, _models.Pattern("^[A-Z]{3}-[0-9]{4}$")]
+    quantity: Annotated[int, Field(ge=1, le=999)]
+
+
+class Order(_models.NativeModel, schema="ORDER_SCHEMA"):
+    """One customer order."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    order_id: Annotated[int, Field(ge=1)]
+    total: Annotated[float, Field(ge=0.0)]
+    status: Literal["pending", "shipped", "cancelled"]
+    created_at: Annotated[_dt.datetime, _models.DATE_TIME]
+    customer: Annotated[Customer | None, _models.NOT_NULL] = None
+    lines: Annotated[list[Line] | None, _models.NOT_NULL, Field(min_length=1)] = None
+
+
+# Imported last, so that spec files may refer to each other in cycles.
+from ...shop.entities.customer import Customer  # noqa: E402
 
 ORDER_SCHEMA: dict[str, Any] = {
     "title": "Order",
@@ -52,35 +78,5 @@ ORDER_SCHEMA: dict[str, Any] = {
         },
     },
 }
-
-
-class Line(_models.NativeModel):
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = ORDER_SCHEMA
-    __json_schema_pointer__ = "/$defs/Line"
-    __json_text_native__ = True
-
-    sku: Annotated[str, _models.Pattern("^[A-Z]{3}-[0-9]{4}$")]
-    quantity: Annotated[int, Field(ge=1, le=999)]
-
-
-class Order(_models.NativeModel):
-    """One customer order."""
-
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = ORDER_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
-
-    order_id: Annotated[int, Field(ge=1)]
-    total: Annotated[float, Field(ge=0.0)]
-    status: Literal["pending", "shipped", "cancelled"]
-    created_at: Annotated[_dt.datetime, _models.DATE_TIME]
-    customer: Annotated[Customer | None, _models.NOT_NULL] = None
-    lines: Annotated[list[Line] | None, _models.NOT_NULL, Field(min_length=1)] = None
-
-
-# Imported last, so that spec files may refer to each other in cycles.
-from ...shop.entities.customer import Customer  # noqa: E402
 
 __all__: list[str] = ["Line", "Order", "ORDER_SCHEMA"]

@@ -5,8 +5,7 @@ from __future__ import annotations
 import datetime
 from typing import Literal
 
-from acme_tools.generated import Tools, dispatch
-from acme_tools.generated._runtime.dispatch import ToolResult
+from acme_tools.generated import ToolResult, Tools, dispatch
 
 GREETINGS = {"en": "Hello", "pt": "Olá", "de": "Hallo"}
 

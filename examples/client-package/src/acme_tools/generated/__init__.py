@@ -10,14 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._runtime import dispatch as _dispatch, exports as _exports, lazy as _lazy
-from ._runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec
+from toolspec_runtime import dispatch as _dispatch, exports as _exports, lazy as _lazy
+from toolspec_runtime import require as _require
+from toolspec_runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec
+
+_require("0.2", __name__)
 
 if TYPE_CHECKING:
     # What type checkers and editors see; at run time the same names are served by `__getattr__` (below).
     from typing import Protocol, TypedDict
 
-    from . import forecast as _forecast
     from . import greeting as _greeting
     from . import saved_forecasts as _saved_forecasts
     from . import weather as _weather

@@ -8,7 +8,19 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict
 
-from ._runtime import models as _models
+from toolspec_runtime import models as _models, require as _require
+
+_require("0.2", __name__)
+
+
+class Forecast(_models.NativeModel, schema="FORECAST_SCHEMA"):
+    model_config = ConfigDict(extra="forbid")
+
+    date: Annotated[_dt.date, _models.DATE]
+    high: float
+    low: float
+    summary: Annotated[str | None, _models.NOT_NULL] = None
+
 
 FORECAST_SCHEMA: dict[str, Any] = {
     "title": "Forecast",
@@ -22,18 +34,5 @@ FORECAST_SCHEMA: dict[str, Any] = {
     "required": ["date", "high", "low"],
     "additionalProperties": False,
 }
-
-
-class Forecast(_models.NativeModel):
-    model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = FORECAST_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
-
-    date: Annotated[_dt.date, _models.DATE]
-    high: float
-    low: float
-    summary: Annotated[str | None, _models.NOT_NULL] = None
-
 
 __all__: list[str] = ["Forecast", "FORECAST_SCHEMA"]

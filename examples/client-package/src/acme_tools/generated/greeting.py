@@ -7,38 +7,19 @@ from typing import Any, Literal, Protocol
 
 from pydantic import ConfigDict, Field
 
-from ._runtime import checks as _checks, dispatch as _dispatch, models as _models
+from toolspec_runtime import (
+    dispatch as _dispatch,
+    models as _models,
+    require as _require,
+)
 
-GREET_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "personName": {"type": "string", "description": "Who to greet."},
-        "language": {"type": "string", "default": "en", "enum": ["en", "pt", "de"]},
-    },
-    "required": ["personName"],
-    "additionalProperties": False,
-}
-
-GREET_OUTPUT_SCHEMA: dict[str, Any] = {"type": "string"}
+_require("0.2", __name__)
 
 
-def _check_bd7d_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-class GreetArgs(_models.NativeModel):
+class GreetArgs(_models.NativeModel, schema="GREET_INPUT_SCHEMA"):
     """Arguments of the tool `greet`."""
 
     model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = GREET_INPUT_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
 
     person_name: str = Field(alias="personName", description="Who to greet.")
     language: Literal["en", "pt", "de"] = "en"
@@ -57,12 +38,21 @@ class GreetFn(Protocol):
 class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 
-    def greet(
-        self, *, person_name: str, language: Literal["en", "pt", "de"] = "en"
-    ) -> str:
-        """Greets a person by name, optionally in a given language."""
-        ...
+    @property
+    def greet(self) -> GreetFn: ...
 
+
+GREET_INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "personName": {"type": "string", "description": "Who to greet."},
+        "language": {"type": "string", "default": "en", "enum": ["en", "pt", "de"]},
+    },
+    "required": ["personName"],
+    "additionalProperties": False,
+}
+
+GREET_OUTPUT_SCHEMA: dict[str, Any] = {"type": "string"}
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
@@ -73,7 +63,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         input_schema=GREET_INPUT_SCHEMA,
         output_schema=GREET_OUTPUT_SCHEMA,
         result_type=str,
-        output_check=_check_bd7d_0,
     ),
 )
 

@@ -7,172 +7,23 @@ from typing import Annotated, Any, Protocol, TYPE_CHECKING
 
 from pydantic import ConfigDict, Field
 
-from ._runtime import (
-    checks as _checks,
+from toolspec_runtime import (
     dispatch as _dispatch,
     models as _models,
     sql as _sql,
+    require as _require,
 )
 
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-SAVED_FORECASTS_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "city": {"type": "string"},
-        "limit": {"type": "integer", "default": 10, "minimum": 1},
-    },
-    "required": ["city"],
-    "additionalProperties": False,
-}
-
-SAVED_FORECASTS_OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "array",
-    "items": {"$ref": "#/$defs/Forecast"},
-    "$defs": {
-        "Forecast": {
-            "title": "Forecast",
-            "type": "object",
-            "properties": {
-                "date": {"type": "string", "format": "date"},
-                "high": {"type": "number"},
-                "low": {"type": "number"},
-                "summary": {"type": "string"},
-            },
-            "required": ["date", "high", "low"],
-            "additionalProperties": False,
-        }
-    },
-}
+_require("0.2", __name__)
 
 
-def _check_2c02_0(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "array"):
-        problems.append(_checks.mistyped("array", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("array",):
-        count = len(value)
-        for index in range(0, count):
-            problems += _check_2c02_1(value[index], path + (index,), ff)
-            if ff and problems:
-                return problems
-    return problems
-
-
-def _check_2c02_1(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    problems += _check_2c02_2(value, path, ff)
-    if ff and problems:
-        return problems
-    kind = _checks.json_type(value)
-    return problems
-
-
-_CHECK_2C02_2_0: frozenset[str] = frozenset(["date", "high", "low", "summary"])
-
-
-def _check_2c02_2(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "object"):
-        problems.append(_checks.mistyped("object", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("object",):
-        if "date" not in value:
-            problems.append(
-                _checks.Problem(path, "'date' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "high" not in value:
-            problems.append(
-                _checks.Problem(path, "'high' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "low" not in value:
-            problems.append(
-                _checks.Problem(path, "'low' is a required property", "required")
-            )
-            if ff:
-                return problems
-        if "date" in value:
-            problems += _check_2c02_3(value["date"], path + ("date",), ff)
-            if ff and problems:
-                return problems
-        if "high" in value:
-            problems += _check_2c02_4(value["high"], path + ("high",), ff)
-            if ff and problems:
-                return problems
-        if "low" in value:
-            problems += _check_2c02_4(value["low"], path + ("low",), ff)
-            if ff and problems:
-                return problems
-        if "summary" in value:
-            problems += _check_2c02_5(value["summary"], path + ("summary",), ff)
-            if ff and problems:
-                return problems
-        extra = _checks.extra(value, _CHECK_2C02_2_0, None)
-        if extra:
-            problems.append(
-                _checks.unexpected(
-                    extra, ["date", "high", "low", "summary"], None, path
-                )
-            )
-    return problems
-
-
-def _check_2c02_3(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    if kind in ("string",):
-        if not _checks.valid_date(value):
-            problems.append(
-                _checks.Problem(
-                    path,
-                    "must be a valid date in the form YYYY-MM-DD (RFC 3339 full-date)",
-                    "format",
-                )
-            )
-    return problems
-
-
-def _check_2c02_4(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "number"):
-        problems.append(_checks.mistyped("number", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-def _check_2c02_5(value: Any, path: _checks.Path, ff: bool) -> _checks.Problems:
-    problems: _checks.Problems = []
-    kind = _checks.json_type(value)
-    if not _checks.has_type(value, kind, "string"):
-        problems.append(_checks.mistyped("string", kind, path))
-    if ff and problems:
-        return problems
-    return problems
-
-
-class SavedForecastsArgs(_models.NativeModel):
+class SavedForecastsArgs(_models.NativeModel, schema="SAVED_FORECASTS_INPUT_SCHEMA"):
     """Arguments of the tool `saved_forecasts`."""
 
     model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = SAVED_FORECASTS_INPUT_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
 
     city: str
     limit: Annotated[int, Field(ge=1)] = 10
@@ -236,6 +87,35 @@ class Tools(Protocol):
 # Imported last, so that spec files may refer to each other in cycles.
 from .forecast import Forecast  # noqa: E402
 
+SAVED_FORECASTS_INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string"},
+        "limit": {"type": "integer", "default": 10, "minimum": 1},
+    },
+    "required": ["city"],
+    "additionalProperties": False,
+}
+
+SAVED_FORECASTS_OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": {"$ref": "#/$defs/Forecast"},
+    "$defs": {
+        "Forecast": {
+            "title": "Forecast",
+            "type": "object",
+            "properties": {
+                "date": {"type": "string", "format": "date"},
+                "high": {"type": "number"},
+                "low": {"type": "number"},
+                "summary": {"type": "string"},
+            },
+            "required": ["date", "high", "low"],
+            "additionalProperties": False,
+        }
+    },
+}
+
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="saved_forecasts",
@@ -246,7 +126,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         output_schema=SAVED_FORECASTS_OUTPUT_SCHEMA,
         result_type=list[Forecast],
         implementation=_saved_forecasts_tool,
-        output_check=_check_2c02_0,
     ),
 )
 

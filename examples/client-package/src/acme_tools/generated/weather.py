@@ -7,35 +7,19 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import ConfigDict, Field
 
-from ._runtime import dispatch as _dispatch, models as _models
+from toolspec_runtime import (
+    dispatch as _dispatch,
+    models as _models,
+    require as _require,
+)
 
-GET_FORECAST_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "city": {
-            "type": "string",
-            "minLength": 1,
-            "description": "City name, e.g. Lisbon.",
-        },
-        "days": {"type": "integer", "minimum": 1, "maximum": 14, "default": 3},
-        "unit": {
-            "type": "string",
-            "enum": ["celsius", "fahrenheit"],
-            "default": "celsius",
-        },
-    },
-    "required": ["city"],
-    "additionalProperties": False,
-}
+_require("0.2", __name__)
 
 
-class GetForecastArgs(_models.NativeModel):
+class GetForecastArgs(_models.NativeModel, schema="GET_FORECAST_INPUT_SCHEMA"):
     """Arguments of the tool `get_forecast`."""
 
     model_config = ConfigDict(extra="forbid")
-    __json_schema_document__ = GET_FORECAST_INPUT_SCHEMA
-    __json_schema_pointer__ = ""
-    __json_text_native__ = True
 
     city: Annotated[str, Field(min_length=1)] = Field(
         description="City name, e.g. Lisbon."
@@ -61,16 +45,28 @@ class GetForecastFn(Protocol):
 class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 
-    def get_forecast(
-        self,
-        *,
-        city: str,
-        days: int = 3,
-        unit: Literal["celsius", "fahrenheit"] = "celsius",
-    ) -> Any:
-        """Daily weather forecast for a city."""
-        ...
+    @property
+    def get_forecast(self) -> GetForecastFn: ...
 
+
+GET_FORECAST_INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "city": {
+            "type": "string",
+            "minLength": 1,
+            "description": "City name, e.g. Lisbon.",
+        },
+        "days": {"type": "integer", "minimum": 1, "maximum": 14, "default": 3},
+        "unit": {
+            "type": "string",
+            "enum": ["celsius", "fahrenheit"],
+            "default": "celsius",
+        },
+    },
+    "required": ["city"],
+    "additionalProperties": False,
+}
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
