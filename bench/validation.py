@@ -7,7 +7,7 @@ tool's parameter schema as a JSON Schema file of its own (as in `bench/peers.py`
 from each schema (and checked with `jsonschema`); both sides validate the same instances as Python data
 (`model_validate`) and as JSON text (`model_validate_json`), and the figure is the median over tools of the
 per-tool time ratio codegen / peer. Then invalid instances (each valid one with a property made wrong), which
-strict native validation refuses: codegen decides them by the check it writes for the model on first use, as
+strict native validation refuses: codegen decides them by the check the runtime builds for the model on first use, as
 Python data, against the peer, and against codegen's interpreter (the fallback before that check). Last, 10,000 SQLite rows are read into a generated entity (the SQL
 binding's `fetch_all`) and into a plain Pydantic model of the same fields.
 """

@@ -1,11 +1,12 @@
 """Builds the compiled checks of a schema (`check_planner.py`) as closures composed per keyword: no source is
 written or executed.
 
-Each check is the function `check_writer.py` prints for the same `CheckFunction`, keyword for keyword: the same
-order, the same fail-fast returns, the same messages (worded here, at build time, by the same helpers) and the
-same annotations for `unevaluated*`. A check is a small driver running a tuple of steps, one per keyword (or
+Each check mirrors the interpreter's evaluation of its schema (`validation/evaluator.py`), keyword for keyword:
+the same order, the same fail-fast returns, the same messages (worded here, at build time, by the interpreter's
+helpers) and the same annotations for `unevaluated*`. (Until version 0.2 these checks were written as Python
+source and exec'd; this builder reproduced them exactly, as tests/test_check_builder.py's history shows.) A check is a small driver running a tuple of steps, one per keyword (or
 per group of keywords sharing what they compute); the tuple is chosen by the value's JSON type when the check is
-built, so a call skips every keyword that cannot apply to its value, as the written `if kind in ...:` blocks do.
+built, so a call skips every keyword that cannot apply to its value, as a hand-written `if kind in ...:` block would.
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ class _Builder:
         self.calls = function.calls
         self.ref = function.ref
         self.dynamic_ref = function.dynamic_ref
-        # As in the writer: `recording`, it records annotations into its argument `ann` for an enclosing
+        # `recording`: it records annotations into its argument `ann` for an enclosing
         # `unevaluated*`; `own`, it reads them itself (a record of its own, merged into the caller's at the end).
         self.recording = recording
         self.own = not _UNEVALUATED.isdisjoint(function.schema)
@@ -172,7 +173,7 @@ class _Builder:
             mine = new_ann()
             for step in steps:
                 if step(value, path, ff, mine, problems):
-                    return problems  # (the caller's record is not given these: as the writer returns)
+                    return problems  # (the caller's record is not given these)
             merge(ann, mine)
             return problems
 

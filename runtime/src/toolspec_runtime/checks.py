@@ -1,6 +1,6 @@
-"""What the checks codegen compiles per schema (`check_planner.py`, `check_writer.py`) call at run time.
+"""What the checks built per schema (`check_planner.py` plans, `check_builder.py` builds) call at run time.
 
-A compiled check is straight-line Python for one subschema, `check(value, path, ff) -> problems`, mirroring
+A compiled check decides one subschema, `check(value, path, ff) -> problems`, mirroring
 the interpreter's evaluation keyword for keyword (`validation/evaluator.py`): the same order, the same
 fail-fast returns (`ff`), the same messages. The semantics are the interpreter's own primitives, re-exported
 here: JSON types and equality, exact number comparison, the linear-time pattern matcher, the asserted formats.

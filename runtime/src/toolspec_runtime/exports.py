@@ -12,7 +12,7 @@ LLM saw. The OpenAI strict format needs one step back on the way in, `openai_arg
 property required (optional ones nullable) and turns values it cannot describe into JSON text, so a strict
 call sends `null` for "not given" and text for those values; `openai_arguments` undoes both.
 
-Standard library only, and no global state: copied verbatim into every generated package.
+Standard library only, and no global state (generated packages and the compiler share it).
 """
 
 from __future__ import annotations

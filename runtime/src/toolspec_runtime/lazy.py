@@ -4,8 +4,6 @@ file's module is imported when one of its names, its `TOOLS` entry or a dispatch
 The `__init__` hands over tables the compiler wrote (module -> the names it exports, module -> its tools' wire
 names, in the order an eager import would have seen them), and serves its names through PEP 562's module
 `__getattr__` and `__dir__`. Type checkers see the same names imported under `if TYPE_CHECKING:` instead.
-
-Copied verbatim into every generated package.
 """
 
 from __future__ import annotations

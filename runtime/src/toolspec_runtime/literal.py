@@ -1,5 +1,5 @@
 """Python source for JSON values: the one way spec values become code, at compile time (`codegen/literals.py`
-re-exports it) and when the runtime writes a native model's fallback check (`fallback.py`).
+re-exports it; `exports.py` asks `holds_decimal`).
 
 Every value is written as a literal, never by concatenation, so no spec text can close a string and inject code;
 strings are quoted as black quotes them, so generated files need no formatting.

@@ -1,7 +1,7 @@
 """Pure-Python JSON Schema draft 2020-12 validator for generated models.
 
-The compiler copies this subpackage verbatim into every generated package (as
-``_runtime/validation/``): a model's ``model_validator(mode="before")`` calls
+Generated packages use it through the runtime library (``toolspec_runtime``): a
+model's ``model_validator(mode="before")`` calls
 :func:`validate` so that the model accepts exactly the instances its emitted
 JSON Schema accepts.  Hence: standard library only (plus pydantic-core, which
 Pydantic ships, for linear-time pattern matching, imported on first use), no
