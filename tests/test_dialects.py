@@ -169,6 +169,20 @@ def test_draft6_has_no_if_then_else() -> None:
     assert doc == {} and codes == ["dialect-keyword", "dialect-keyword"]
 
 
+def test_an_annotation_of_another_shape_is_ignored_not_refused() -> None:
+    """`"examples": "<string>"` in a draft-07 configuration schema (SchemaStore's utcm-monitor): the instances
+    the document accepts are the same with or without it, so it is dropped with a warning."""
+    schema = {
+        "type": "object",
+        "properties": {"a": {"type": "string", "examples": "<string>"}},
+        "$defs": {"b": {"description": 5, "readOnly": "yes", "title": "B"}},
+    }
+    doc, codes = lowered({"$schema": DRAFT7, **schema})
+    assert doc["properties"]["a"] == {"type": "string"}
+    assert doc["$defs"]["b"] == {"title": "B"}
+    assert codes == ["annotation-ignored"] * 3
+
+
 def test_recursive_ref_becomes_a_dynamic_ref_only_under_a_recursive_anchor() -> None:
     doc, _ = lowered(
         {

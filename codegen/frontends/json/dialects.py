@@ -111,6 +111,15 @@ _INERT_SHAPES: dict[str, Callable[[Any], bool]] = {
     "$defs": lambda v: isinstance(v, JObject),
     "contentSchema": lambda v: isinstance(v, (JObject, bool)),
 }
+# Keywords that only annotate (no dialect asserts anything with them, and codegen reads them only for docstrings
+# and exports), with the shape their meta-schemas give them. One of another shape (`"examples": "<string>"`, as
+# a real configuration schema has) is dropped with a warning rather than refusing the document: the
+# instances it accepts are the same either way.
+_ANNOTATION_SHAPES: dict[str, Callable[[Any], bool]] = {
+    **dict.fromkeys(("title", "description", "$comment"), lambda v: isinstance(v, str)),
+    **dict.fromkeys(("deprecated", "readOnly", "writeOnly"), lambda v: type(v) is bool),
+    "examples": lambda v: isinstance(v, JArray),
+}
 # Kept beside a `$ref` before 2019-09: they assert nothing and may be the target of a pointer.
 _REF_COMPANIONS = _words("definitions $defs $schema $comment")
 
@@ -601,7 +610,9 @@ class _Lowering:
         return out
 
     def _foreign_data(self, node: JObject) -> list[str]:
-        """The later inert keywords of `node` its dialect does not have, holding what 2020-12 would refuse."""
+        """The later inert keywords of `node` its dialect does not have, holding what 2020-12 would refuse, and
+        its annotations of another shape than the dialect gives them (both dropped with a warning).
+        """
         foreign = [
             key
             for key, fits in _INERT_SHAPES.items()
@@ -615,7 +626,21 @@ class _Lowering:
                 f"{key!r} is not a {self.dialect.name} keyword: its value is data, ignored",
                 node.key_span(key),
             )
-        return foreign
+        ill_formed = [
+            key
+            for key, fits in _ANNOTATION_SHAPES.items()
+            if key in node
+            and key in self.dialect.vocabulary
+            and key not in foreign
+            and not fits(node[key])
+        ]
+        for key in ill_formed:
+            self.diags.warning(
+                "annotation-ignored",
+                f"{key!r} is an annotation of another shape than {self.dialect.name} gives it: ignored",
+                node.key_span(key),
+            )
+        return foreign + ill_formed
 
     def _schema_entries(self, keyword: str, entries: JObject) -> list[str]:
         """The names of a map of schemas to lower: all, unless the dialect lacks the keyword (`$defs` before
