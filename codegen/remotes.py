@@ -148,6 +148,7 @@ class RemoteDocuments:
         located = local_path(url, self.ref_map)
         if isinstance(located, str):
             return Fetched(problem=located)
+        located = _with_json_suffix(located)
         if len(self._cache) >= MAX_REMOTE_DOCUMENTS:
             return Fetched(
                 problem=f"more than {MAX_REMOTE_DOCUMENTS} documents are referenced"
@@ -260,6 +261,16 @@ def local_path(url: str, ref_map: Mapping[str, Path]) -> Path | str:
             "(empty, '.' or '..' segments, also percent-encoded, are refused)"
         )
     return Path(ref_map[prefix], *segments)
+
+
+def _with_json_suffix(located: Path) -> Path:
+    """A URL naming a document without its extension (`https://json.schemastore.org/grunt-task`, as schema hosts
+    serve them) maps to the `.json` file of that name in the same folder, when no file has the name itself.
+    """
+    if "." in located.name or os.path.lexists(located):
+        return located
+    candidate = located.with_name(located.name + ".json")
+    return candidate if candidate.is_file() else located
 
 
 def _inside(folder: Path, ref_map: Mapping[str, Path]) -> bool:

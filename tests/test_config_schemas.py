@@ -152,3 +152,41 @@ def test_a_recursive_default_under_a_union_ends(
     assert node.model_validate({"more": False}).more is False
     with pytest.raises(ValueError):
         node.model_validate({"name": 1})
+
+
+def test_a_url_without_its_extension_finds_the_json_file(
+    tmp_path: Path, import_package: Any
+) -> None:
+    """SchemaStore's schemas refer to each other as `https://json.schemastore.org/<name>`, which the site serves
+    from `<name>.json`: a mapped folder of its files answers those references."""
+    remote = tmp_path / "remote"
+    _write(remote, "grunt-task.json", {"$schema": DRAFT4, "type": "string"})
+    specs = tmp_path / "specs"
+    _write(
+        specs,
+        "conf.schema.json",
+        {
+            "$schema": DRAFT4,
+            "title": "Conf",
+            "type": "object",
+            "properties": {"task": {"$ref": "https://json.schemastore.org/grunt-task"}},
+        },
+    )
+    ref_map = {"https://json.schemastore.org/": remote}
+    result = compile_specs([specs], ref_map=ref_map)
+    rendered = [d.render() for d in result.diagnostics.sorted()]
+    assert result.files is not None, rendered
+    out = tmp_path / "pkg_ext"
+    write_output(out, result.files)
+    conf = import_package(out, "pkg_ext").Conf
+    conf.model_validate({"task": "x"})
+    with pytest.raises(ValueError):
+        conf.model_validate({"task": 1})
+    # A name that is not there either way is still refused, naming the path it maps to.
+    (remote / "grunt-task.json").unlink()
+    errors = [
+        d.render()
+        for d in compile_specs([specs], ref_map=ref_map).diagnostics.sorted()
+        if d.severity == "error"
+    ]
+    assert any("grunt-task, which does not exist" in e for e in errors), errors
