@@ -822,13 +822,13 @@ class NativeModel(_ObjectModel):
     @classmethod
     def model_validate(cls: type[ModelT], obj: Any, **kwargs: Any) -> ModelT:
         """Python data as the JSON it stands for: strict native validation, the interpreter where it refuses."""
-        parent: Any = super()
         if not kwargs:
             try:
                 return cls.__pydantic_validator__.validate_python(obj, strict=True)  # type: ignore[no-any-return]
             except ValidationError:
                 pass
         checked = _checked_data(cls, obj)
+        parent: Any = super()
         return parent.model_validate(checked, **{**kwargs, "strict": False})  # type: ignore[no-any-return]
 
     @classmethod
