@@ -229,7 +229,7 @@ def validation_figures(peer: str, tools: int, per_tool: int) -> None:
         print(
             f"{'invalid Python data':>22} {checked_us:>10.1f} {peer_us:>8.1f} {ratio:>12.2f}"
             f"  ({len(invalid)} native tools; the interpreter took {interpreted_us:.1f} us,"
-            f" {speedup:.1f}x the written check)"
+            f" {speedup:.1f}x the built check)"
         )
 
 
