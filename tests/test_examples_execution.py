@@ -4,10 +4,12 @@ and `dispatch` validates, calls and reports errors as data."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 from oracle import accepts, model_accepts
 from toolspec_runtime.models import schema_location
 
@@ -271,3 +273,25 @@ def test_schema_files_are_self_contained_llm_definitions(
     assert accepts(definition["outputSchema"], [order])
     entity = json.loads((out / "schemas" / "entities" / "Order.json").read_text())
     assert entity["title"] == "Order" and "Customer" in entity["$defs"]
+
+
+def test_a_subclass_of_a_generated_model_keeps_its_schema(
+    examples_package: tuple[Path, ModuleType],
+) -> None:
+    """A model's class line names its schema (`schema="ORDER_SCHEMA"`); an application's subclass of it, in a
+    module of its own, enforces the same schema."""
+    _, package = examples_package
+
+    class MyOrder(package.Order):  # type: ignore[name-defined, misc]
+        pass
+
+    assert schema_location(MyOrder) == schema_location(package.Order)
+    order = {
+        "order_id": 1,
+        "total": 2.5,
+        "status": "pending",
+        "created_at": "2024-01-31T09:30:00Z",
+    }
+    assert MyOrder.model_validate(order).order_id == 1
+    with pytest.raises(ValidationError):
+        MyOrder.model_validate({**order, "status": "lost"})
