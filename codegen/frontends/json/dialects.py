@@ -613,34 +613,33 @@ class _Lowering:
         """The later inert keywords of `node` its dialect does not have, holding what 2020-12 would refuse, and
         its annotations of another shape than the dialect gives them (both dropped with a warning).
         """
-        foreign = [
-            key
-            for key, fits in _INERT_SHAPES.items()
-            if key in node
-            and key not in self.dialect.vocabulary
-            and not fits(node[key])
-        ]
-        for key in foreign:
-            self.diags.warning(
+        name = self.dialect.name
+        found: dict[str, tuple[str, str]] = {}
+        for shapes, in_dialect, code, message in (
+            (
+                _INERT_SHAPES,
+                False,
                 "dialect-keyword",
-                f"{key!r} is not a {self.dialect.name} keyword: its value is data, ignored",
-                node.key_span(key),
-            )
-        ill_formed = [
-            key
-            for key, fits in _ANNOTATION_SHAPES.items()
-            if key in node
-            and key in self.dialect.vocabulary
-            and key not in foreign
-            and not fits(node[key])
-        ]
-        for key in ill_formed:
-            self.diags.warning(
+                f"is not a {name} keyword: its value is data, ignored",
+            ),
+            (
+                _ANNOTATION_SHAPES,
+                True,
                 "annotation-ignored",
-                f"{key!r} is an annotation of another shape than {self.dialect.name} gives it: ignored",
-                node.key_span(key),
-            )
-        return foreign + ill_formed
+                f"is an annotation of another shape than {name} gives it: ignored",
+            ),
+        ):
+            for key, fits in shapes.items():
+                if (
+                    key in node
+                    and key not in found
+                    and (key in self.dialect.vocabulary) == in_dialect
+                    and not fits(node[key])
+                ):
+                    found[key] = (code, message)
+        for key, (code, message) in found.items():
+            self.diags.warning(code, f"{key!r} {message}", node.key_span(key))
+        return list(found)
 
     def _schema_entries(self, keyword: str, entries: JObject) -> list[str]:
         """The names of a map of schemas to lower: all, unless the dialect lacks the keyword (`$defs` before
