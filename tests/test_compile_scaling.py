@@ -20,7 +20,7 @@ from codegen import literals, parallel
 from codegen.ir import JArray
 from codegen.passes import native, naming
 from codegen.plan import PyType
-from toolspec_runtime import check_planner, models
+from toolspec_runtime import check_planner, models, schema_checks
 
 RATIO = 2.2
 steps = [0]
@@ -237,6 +237,25 @@ def test_a_document_is_walked_for_recursive_references_once(
         return walk(document)
 
     monkeypatch.setattr(check_planner, "_refused_document", counted)
+    small = _built_steps(tmp_path, _branches(100), import_package)
+    large = _built_steps(tmp_path, _branches(200), import_package)
+    assert small > 0
+    assert large <= RATIO * small, (small, large)
+
+
+def test_a_document_is_written_out_once_for_its_checks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, import_package: Any
+) -> None:
+    """The checks of a document's many models are keyed by the document's text: written out once per document
+    (counted: the nodes written), not once per model."""
+    text_of = schema_checks._text_of
+
+    def counted(document: Any) -> str:
+        if id(document) not in schema_checks._TEXTS:
+            steps[0] += _size(document)
+        return text_of(document)
+
+    monkeypatch.setattr(schema_checks, "_text_of", counted)
     small = _built_steps(tmp_path, _branches(100), import_package)
     large = _built_steps(tmp_path, _branches(200), import_package)
     assert small > 0

@@ -19,11 +19,24 @@ from .validation import validate
 # documents) share one. Keyed by text, not identity, so that a schema built afresh for each call (a SQL tool's
 # context value) does not add an entry per call.
 _BUILT: dict[tuple[str, str], Check | None] = {}
+# The text of each document, by identity (the document kept, so that its id stays its own): a document with
+# many models is written out once, not once per model. Bounded, as a schema built afresh per call adds one.
+_TEXTS: dict[int, tuple[Any, str]] = {}
+_MAX_TEXTS = 1024
+
+
+def _text_of(document: Any) -> str:
+    found = _TEXTS.get(id(document))
+    if found is None or found[0] is not document:
+        if len(_TEXTS) >= _MAX_TEXTS:
+            _TEXTS.pop(next(iter(_TEXTS)), None)
+        found = _TEXTS[id(document)] = (document, repr(document))
+    return found[1]
 
 
 def check_of(document: Any, pointer: str = "") -> Check | None:
     """The check of the subschema at `pointer` of `document`, or None if the interpreter keeps it."""
-    key = (repr(document), pointer)
+    key = (_text_of(document), pointer)
     if key not in _BUILT:
         # Imported when first needed: most programs never build a check.
         from .check_builder import build_check
