@@ -55,10 +55,16 @@ def one_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "MIN_WORK", 10**9)
 
 
-def _steps(tmp_path: Path, tools: list[dict[str, Any]]) -> int:
+def _tool_specs(tmp_path: Path, tools: list[dict[str, Any]]) -> Path:
+    """A fresh spec folder holding `tools` in one file."""
     specs = tmp_path / f"specs{len(list(tmp_path.iterdir()))}"
     specs.mkdir()
     (specs / "tools.json").write_text(json.dumps(tools), encoding="utf-8")
+    return specs
+
+
+def _steps(tmp_path: Path, tools: list[dict[str, Any]]) -> int:
+    specs = _tool_specs(tmp_path, tools)
     steps[0] = 0
     compile_ok(specs)
     return steps[0]
@@ -211,9 +217,7 @@ def _size(node: Any) -> int:
 
 def _built_steps(tmp_path: Path, tools: list[dict[str, Any]], load: Any) -> int:
     """The steps of building, at run time, the check of every model of the package compiled from `tools`."""
-    specs = tmp_path / f"specs{len(list(tmp_path.iterdir()))}"
-    specs.mkdir()
-    (specs / "tools.json").write_text(json.dumps(tools), encoding="utf-8")
+    specs = _tool_specs(tmp_path, tools)
     out, name = generate_package(
         tmp_path / f"run{len(list(tmp_path.iterdir()))}", specs
     )

@@ -463,15 +463,13 @@ class ContextValueError(ValueError):
         self.problems = problems
 
 
-def context_value(value: Any, kind: Any, schema: Any = None) -> Any:
-    """A context value checked exactly against its declared schema (as arguments are: no "5" for an
+def context_value(value: Any, kind: Any, schema: SchemaCheck | None = None) -> Any:
+    """A context value checked exactly against its declared schema's check (as arguments are: no "5" for an
     integer, constraints enforced), then given its Python type.
     Without a schema (code generated before context schemas were emitted) Pydantic's conversion alone
     applies."""
     if schema is not None:
         value = to_json_data(value)
-        if not isinstance(schema, SchemaCheck):
-            schema = SchemaCheck(schema)
         problems = schema.problems(value)
         if problems:
             raise ContextValueError(

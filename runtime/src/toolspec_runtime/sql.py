@@ -32,6 +32,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from . import dispatch as _dispatch
 from .dispatch import MissingContextError, lookup
+from .schema_checks import SchemaCheck
 
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy import Connection, CursorResult, TextClause
@@ -71,7 +72,8 @@ def context_value(
 ) -> Any:
     """A context value checked exactly against its declared schema, then typed (as `dispatch` does)."""
     try:
-        return _dispatch.context_value(value, kind, schema)
+        check = SchemaCheck(schema) if schema is not None else None
+        return _dispatch.context_value(value, kind, check)
     except _dispatch.ContextValueError as exc:
         raise ValueError(f"the context value at {path!r} is invalid: {exc}") from None
     except ValidationError as exc:
