@@ -6,9 +6,9 @@ import gc
 from functools import partial
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .backends.python import Unit, python_units
+from .backends.python import Unit, ambiguous_names, python_units
 from .backends.schemas import (
     ExportNames,
     Fragments,
@@ -123,13 +123,15 @@ def _compile(
     plan = (
         builder.build()
     )  # even after errors, so that every problem is reported in one run
+    _report_ambiguous(plan, program, diags)
     if halves is not None:
         halves.join()  # (its half is not taken: it ran beside this compile)
     if diags.has_errors:
         return result
     names = export_names([tool.name for tool in plan.tools])
     files, fragments = _render_shared(plan, names)
-    result = _finish(result, plan, builder, files, fragments, names, emit)
+    records = {rel: module_document(p) for rel, p in builder.parts.items()}
+    result = _finish(result, plan, program, records, files, fragments, names, emit)
     if documents.accepted:
         # which files embed which document is not recorded: an edit rebuild would miss them
         result.parts = None
@@ -155,7 +157,7 @@ def _compile_split(
     files, fragments = split.render_half(
         plan, {module.dotted for module in plan.modules}, names
     )
-    theirs = split.finish(halves, half.program, half.builder, plan, names)
+    theirs = split.finish(halves, half.program, plan, names)
     if theirs is None:
         return None
     files.update(theirs.files)
@@ -165,7 +167,11 @@ def _compile_split(
     files.update(_package_wide(python_units(plan), every))
     result = _result(Diagnostics(), found, ignored)
     result.sources = half.read.sources + theirs.sources
-    result = _finish(result, plan, half.builder, files, fragments, theirs.names, emit)
+    records = {rel: module_document(p) for rel, p in half.builder.parts.items()}
+    records.update(theirs.documents)
+    result = _finish(
+        result, plan, half.program, records, files, fragments, theirs.names, emit
+    )
     # a diagnostic of the whole package (outputs that are one file): one process reports it, every span known
     return None if result.files is None else result
 
@@ -182,7 +188,8 @@ def _result(
 def _finish(
     result: CompileResult,
     plan: PackagePlan,
-    builder: PlanBuilder,
+    program: Program,
+    records: dict[str, Any],
     files: dict[str, str],
     fragments: Fragments,
     names: ExportNames,
@@ -199,16 +206,34 @@ def _finish(
     }
     collisions = case_collisions([*result.files, MANIFEST])
     if collisions:
-        _report_collisions(collisions, _owners(plan, builder.program), result)
+        _report_collisions(collisions, _owners(plan, program), result)
         result.files = None
         return result
-    if len(builder.parts) == len(result.sources):  # every spec file has its module
+    if len(records) == len(result.sources):  # every spec file has its module
         order = [(rel, sha) for _, rel, sha in result.sources]
-        documents = {
-            rel: module_document(parts) for rel, parts in builder.parts.items()
-        }
-        result.parts = parts_document(order, documents, spans, init_key(plan))
+        modules = {rel: records[rel] for rel, _ in order}
+        result.parts = parts_document(order, modules, spans, init_key(plan))
     return result
+
+
+def _report_ambiguous(plan: PackagePlan, program: Program, diags: Diagnostics) -> None:
+    """A warning for each name that several modules define (each module names its own): the package does not
+    re-export it, so say where each one lives."""
+    sources = {spec.source.rel.as_posix(): spec.source for spec in program.modules}
+    by_dotted = {module.dotted: module for module in plan.modules}
+    for name, dotted in sorted(ambiguous_names(plan).items()):
+        places = [sources.get(by_dotted[d].source_display) for d in dotted]
+        spans = [source.span(0) for source in places if source is not None]
+        if not spans:
+            continue
+        where = ", ".join(f"{d}.{name}" for d in dotted)
+        diags.warning(
+            "shared-name",
+            f"{len(dotted)} modules define {name!r} ({where}): the package does not re-export it; "
+            "import it from its module",
+            spans[0],
+            *[("also defined here", span) for span in spans[1:]],
+        )
 
 
 def _owners(plan: PackagePlan, program: Program) -> dict[str, Span]:

@@ -1,27 +1,21 @@
-"""A rebuild after an edit: compile the spec files that changed and those that depend on them, reuse the rest.
+"""A rebuild as a per-file cache: compile the spec files whose outputs may differ, keep every other file's.
 
-The last build's record (codegen/cache.py, outside OUT) keeps, for each spec file, the digest of its bytes and
-what compiling it left (`ModuleParts`): its module's names, its claims on the package's namespace in order, the
-spec files whose entities it embeds, and what the package-wide files need of it; and where each tool stands in
-the export files. Its outputs themselves are OUT's files, which the record's hashes vouch for (`Previous`).
+A spec file's module, tool schema files and export entries depend only on its own bytes and on the entities it
+uses (their names and schemas), under the settings and the codegen the record was made with (codegen/cache.py
+checks both): every name in a module is the module's own. So the last build's record (outside OUT) keeps, per
+spec file, the digest of its bytes and what compiling it left (`ModuleParts`): the spec files whose entities it
+uses, and what the package-wide files need of it. Its outputs are OUT's files, which the record's hashes vouch
+for (`Previous`).
 
-A rebuild compiles again every file whose bytes changed and every file embedding an entity of one of those; it
-reads the files defining entities (whose schemas the others embed) without compiling them again. Every other
-file keeps its outputs when its claims, replayed in build order, still get the same names: nothing it depends
-on changed, so a compile would write the same bytes. The package-wide files (`__init__.py`, the export files)
-are composed again from every module's part.
+A rebuild compiles every file that is new, whose bytes changed, or that uses an entity of a changed, new or
+removed file; it reads the files defining entities too, for the documents embedding them (not compiling them
+again). Every other file keeps its outputs. The package-wide files (`__init__.py`, the subpackages', the export
+files) are composed again from every file's part, each only when what it is made of changed: an edit that keeps
+a file's names costs what that file costs, whatever the size of the package.
 
-Most edits (a description, a type) leave every name as it was. A file compiled again that asks for the same
-names in the same order as the last build gets the same answers, whatever the other files claimed: so it is
-planned alone, answered from its own recorded claims (`PlanBuilder.build_in_place`), and when it also exports
-the same names and tools, nothing else of the package changes but the export files' entries of its tools.
-Such an edit reads only its own entries of the record (and those of the entity files), and costs what that
-file costs, not what the package does.
-
-Anything out of the ordinary means a full compile, whose result is the same by construction: a record that is
-not exactly as expected, a spec file added, removed or of a kind other than JSON (whose front ends have no
-cross-file links beyond entities), other outputs chosen, any diagnostic at all (so that every message is the one
-a full compile gives, and a warning of an unchanged file is not lost), a name now claimed otherwise.
+What only a compile of everything reports is left to one: a record that is not exactly as a build writes it,
+a spec file other than JSON (the gram and Brimley front ends link files to each other), other outputs chosen,
+any diagnostic at all (so that every message is the one a full compile gives), a name two files now define.
 """
 
 from __future__ import annotations
@@ -30,20 +24,14 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Mapping
-from functools import partial
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, AnyStr
+from typing import Any
 
 import orjson
 
-from .backends.python import python_units, subpackage_inits
-from .backends.schemas import (
-    ExportSpans,
-    dump_json,
-    splice_export,
-    tiles,
-    tool_fragment,
-)
+from .backends.python import ambiguous_names, python_units, subpackage_inits
+from .backends.schemas import ExportSpans, dump_json, respliced_export, tool_fragment
 from .cache import OutFiles, Previous
 from .compile_result import CompileResult
 from .config import EMIT_CHOICES
@@ -51,21 +39,15 @@ from .diagnostics import Diagnostics, SpecError
 from .formatting import format_all
 from .frontends import route
 from .ir import SpecModule
-from .passes.build_plan import (
-    Claim,
-    ModuleParts,
-    PlanBuilder,
-    ReplayMismatch,
-    module_path,
-)
+from .passes.build_plan import ModuleParts, PlanBuilder, module_path, reused_module
+from .passes.bundle import bundler_for, entity_ids
 from .passes.check_schemas import check_schemas
 from .passes.resolve import Program, apply_prefixes, build_namespace
-from .passes.bundle import bundler_for, entity_ids
-from .remotes import RemoteDocuments
 from .plan import PackagePlan, ToolPlan
-from toolspec_runtime import exports
+from .remotes import RemoteDocuments
 from .sources import load_source
 from .writer import MANIFEST, WriteError, case_collisions
+from toolspec_runtime import exports
 
 Order = list[
     tuple[str, str]
@@ -94,10 +76,7 @@ def init_key(plan: PackagePlan) -> str:
 
 
 def parts_document(
-    order: Order,
-    modules: Mapping[str, Any],
-    spans: ExportSpans,
-    init: str,
+    order: Order, modules: Mapping[str, Any], spans: ExportSpans, init: str
 ) -> dict[str, Any]:
     """What a build leaves in its record for the next one (plain JSON): `modules`, each spec file's
     `module_document`; `init`, the `init_key` of the plan."""
@@ -118,11 +97,7 @@ def module_document(parts: ModuleParts) -> dict[str, Any]:
     return {
         "dotted": parts.dotted,
         "path": parts.path,
-        "entity_claims": [
-            [entity, label, list(names), got]
-            for entity, (label, names, got) in parts.entity_claims
-        ],
-        "claims": [_claim_document(claim) for claim in parts.claims],
+        "entities": [list(entity) for entity in parts.entities],
         "deps": sorted(parts.deps),
         "exported": parts.exported,
         "models": parts.models,
@@ -140,52 +115,9 @@ def _text(value: Any) -> str:
 
 
 def _texts(value: Any) -> list[str]:
-    if type(value) is not list or not set(map(type, value)) <= _STRING:
+    if type(value) is not list or not all(type(item) is str for item in value):
         raise Unusable
     return list(value)
-
-
-_STRING = {str}
-
-
-# A claim that got the one name it asked for (most of them) is kept as "<scope letter><name>".
-_SCOPES = {"c": "classes", "f": "functions", "p": "prefixes", "k": "constants"}
-_LETTERS = {label: letter for letter, label in _SCOPES.items()}
-
-
-def _claim_document(claim: Claim) -> Any:
-    label, names, got = claim
-    if len(names) == 1 and got == names[0]:
-        return _LETTERS[label] + got
-    return [label, list(names), got]
-
-
-def _read_claim(entry: Any) -> Claim:
-    if type(entry) is str:
-        label = _SCOPES.get(entry[:1])
-        if label is None or len(entry) < 2:
-            raise Unusable
-        return (label, (entry[1:],), entry[1:])
-    return _claim(*entry)
-
-
-def _claim(label: Any, names: Any, got: Any) -> Claim:
-    if label not in ("classes", "functions", "prefixes", "constants"):
-        raise Unusable
-    names = _texts(names)
-    if not names or not (type(got) is bool or type(got) is str):
-        raise Unusable
-    return (label, tuple(names), got)
-
-
-def _read_claims(entries: Any) -> list[Claim]:
-    """A module's recorded claims, checked as they are read (when first replayed)."""
-    try:
-        if type(entries) is not list:
-            raise Unusable
-        return [_read_claim(entry) for entry in entries]
-    except (TypeError, ValueError, IndexError) as exc:
-        raise Unusable from exc
 
 
 # What reading a record's entry that is not as a build writes it raises (besides Unusable).
@@ -193,38 +125,29 @@ _MALFORMED = (KeyError, TypeError, ValueError, AttributeError)
 
 
 def read_module(rel: str, doc: Any) -> ModuleParts:
-    if type(doc) is not dict:
-        raise Unusable
-    parts = ModuleParts(_text(doc["dotted"]), _text(doc["path"]))
-    if parts.path != "/".join(module_path(rel)) + ".py":
-        raise Unusable
-    for entry in doc["entity_claims"]:
-        entity, label, names, got = entry
-        parts.entity_claims.append((_text(entity), _claim(label, names, _text(got))))
-    parts.recorded = partial(_read_claims, doc["claims"])
-    parts.deps = set(_texts(doc["deps"]))
-    parts.exported = _texts(doc["exported"])
-    parts.models = _texts(doc["models"])
-    for name, func, config, sql in doc["tools"]:
-        if sql is not False or not (config is None or type(config) is str):
-            raise Unusable  # a SQL tool is never reused (JSON specs have none)
-        parts.tools.append((_text(name), _text(func), config, False))
-    if doc["resources"] is not False:
-        raise Unusable
-    parts.native = _texts(doc["native"])
-    parts.text = _texts(doc["text"])
-    parts.document = doc
-    return parts
-
-
-def _read(doc: Any) -> tuple[Order, dict[str, ModuleParts], ExportSpans, str]:
-    """The parts of a record, checked entry by entry; Unusable when anything is not as a build writes it."""
-    order, documents, spans, init = _outline(doc)
+    """A file's entry of the record, checked as it is read; Unusable when it is not as a build writes it."""
     try:
-        modules = {rel: read_module(rel, entry) for rel, entry in documents.items()}
+        if type(doc) is not dict:
+            raise Unusable
+        parts = ModuleParts(_text(doc["dotted"]), _text(doc["path"]))
+        if parts.path != "/".join(module_path(rel)) + ".py":
+            raise Unusable
+        parts.entities = [(_text(name), _text(cls)) for name, cls in doc["entities"]]
+        parts.deps = set(_texts(doc["deps"]))
+        parts.exported = _texts(doc["exported"])
+        parts.models = _texts(doc["models"])
+        for name, func, config, sql in doc["tools"]:
+            if sql is not False or not (config is None or type(config) is str):
+                raise Unusable  # a SQL tool is never reused (JSON specs have none)
+            parts.tools.append((_text(name), _text(func), config, False))
+        if doc["resources"] is not False:
+            raise Unusable
+        parts.native = _texts(doc["native"])
+        parts.text = _texts(doc["text"])
     except _MALFORMED as exc:
         raise Unusable from exc
-    return order, modules, spans, init
+    parts.document = doc
+    return parts
 
 
 def _outline(doc: Any) -> tuple[Order, dict[str, Any], ExportSpans, str]:
@@ -234,7 +157,7 @@ def _outline(doc: Any) -> tuple[Order, dict[str, Any], ExportSpans, str]:
         init = _text(doc["init"])
         order = [(_text(rel), _text(sha)) for rel, sha in doc["order"]]
         modules = doc["modules"]
-        if type(modules) is not dict:
+        if type(modules) is not dict or [rel for rel, _ in order] != list(modules):
             raise Unusable
         spans: ExportSpans = {}
         for flavour in exports.EXPORT_FILES:
@@ -245,230 +168,150 @@ def _outline(doc: Any) -> tuple[Order, dict[str, Any], ExportSpans, str]:
                 spans[flavour][_text(tool)] = (_text(name), start, end)
     except _MALFORMED as exc:
         raise Unusable from exc
-    if [rel for rel, _ in order] != list(modules):
-        raise Unusable
     return order, modules, spans, init
 
 
 def compile_changed(
-    previous: Previous,
-    emit: tuple[str, ...],
-    prefixes: Mapping[Path, str],
+    previous: Previous, emit: tuple[str, ...], prefixes: Mapping[Path, str]
 ) -> CompileResult | None:
-    """The CompileResult of a rebuild that reuses what it can of `previous`; None when a full compile is
+    """The CompileResult of a rebuild that keeps what it can of `previous`; None when a full compile is
     needed instead (see the module's doc)."""
     record = previous.record
     if record.folded or record.every or tuple(emit) != EMIT_CHOICES:
         return None
-    try:
-        order, documents, spans, init = _outline(record.parts_document())
-    except Unusable:
-        return None
     now = [(rel, sha) for _, rel, sha in previous.sources]
-    if [rel for rel, _ in now] != [rel for rel, _ in order]:
-        return None  # a spec file added or removed
     if not all(rel.endswith(".json") for rel, _ in now):
         return None
-    changed = {rel for (rel, sha), (_, before) in zip(now, order) if sha != before}
     try:
+        order, documents, spans, init = _outline(record.parts_document())
+        before = dict(order)
+        changed = {rel for rel, sha in now if before.get(rel) != sha}
+        gone = before.keys() - dict(now).keys()
+        touched = changed | gone
         dirty = changed | {
-            rel for rel, doc in documents.items() if not changed.isdisjoint(doc["deps"])
+            rel
+            for rel, doc in documents.items()
+            if rel not in gone and not touched.isdisjoint(_texts(doc["deps"]))
         }
-        # Files defining entities are read again too, for the documents embedding their entities; unless an
-        # edit reaches them they are reused like the others (the record says which of their models are native).
-        read = dirty | {rel for rel, doc in documents.items() if doc["entity_claims"]}
-        recorded = {rel: read_module(rel, documents[rel]) for rel in read}
+        # Files defining entities are read again too, for the documents embedding their entities; unless a
+        # change reaches them they keep their outputs (the record says which of their models are native).
+        entity_files = {rel for rel, doc in documents.items() if doc["entities"]} - gone
+        kept = {rel: read_module(rel, documents[rel]) for rel in entity_files - dirty}
     except (*_MALFORMED, Unusable):
         return None
     diags = Diagnostics()
-    program = _namespace(previous, read, prefixes, diags)
+    program = _namespace(previous, dirty | entity_files, prefixes, diags)
     if program is None or len(diags):
         return None  # a full compile reports the problem
-    edit = _Edit(previous, now, program, spans, init)
-    in_place = edit.in_place(
-        [rel for rel, _ in order if rel in dirty], recorded, documents
-    )
-    if in_place is not None:
-        return _without_collisions(in_place)
+    builder = PlanBuilder(program, diags, kept)
+    plan = builder.build()
+    if len(diags):
+        return None
     try:
-        modules = {
-            rel: recorded[rel] if rel in recorded else read_module(rel, doc)
-            for rel, doc in documents.items()
-        }
+        return _Rebuild(previous, now, documents, spans, init).result(plan, builder)
     except (*_MALFORMED, Unusable):
         return None
-    if _duplicates(modules, read, program):
-        return None
-    return _without_collisions(edit.replayed(dirty, modules))
 
 
-def _without_collisions(result: CompileResult | None) -> CompileResult | None:
-    """`result`, unless two of its outputs (those it keeps included) are one file where case is ignored: a
-    full compile reports that, at the specs making them."""
-    if result is None or result.files is None:
-        return result
-    return None if case_collisions([*result.files, *result.kept, MANIFEST]) else result
-
-
-class _Edit:
-    """A rebuild after an edit: the last build (`previous`, its record's `spans` and `init`), the spec files
-    now (relative, sha256) in build order, and the namespace of those read again (`program`).
-    """
+class _Rebuild:
+    """The files of a rebuild: those of the files compiled again (`plan`), the others kept as OUT has them,
+    the package-wide ones composed again where what they are made of changed."""
 
     def __init__(
         self,
         previous: Previous,
         now: Order,
-        program: Program,
+        documents: Mapping[str, Any],
         spans: ExportSpans,
         init: str,
     ) -> None:
-        self.previous, self.now, self.program = previous, now, program
+        self.previous, self.now, self.documents = previous, now, documents
         self.spans, self.init = spans, init
+        self.out: OutFiles = previous.out
+        self.kept: dict[str, tuple[str, int]] = {}
 
-    def in_place(
-        self,
-        planned: list[str],
-        recorded: Mapping[str, ModuleParts],
-        documents: Mapping[str, Any],
-    ) -> CompileResult | None:
-        """The rebuild when the files `planned` again (in build order) ask for every name just as they did,
-        and export the same names and tools: then every other name, module and file of the package is as it
-        was, and only their own files and the export files are made again. None otherwise. `recorded`: the
-        parts of the files read again, as the record has them; `documents`: every file's entry there.
-        """
-        diags = Diagnostics()
-        planned_set = set(planned)
-        reused = {rel: p for rel, p in recorded.items() if rel not in planned_set}
-        builder = PlanBuilder(self.program, diags, reused, None, recorded)
-        try:
-            plan = builder.build_in_place(planned)
-        except (ReplayMismatch, Unusable):
-            return None
-        if len(diags):
-            return None
-        for rel in planned:
-            new, old = builder.parts[rel], recorded[rel]
-            if (new.entity_claims, new.exported, new.models, new.tools) != (
-                old.entity_claims,
-                old.exported,
-                old.models,
-                old.tools,
-            ):
-                return None
-        skip = {"__init__.py", *subpackage_inits(plan)}  # as they were
-        files: dict[str, str | bytes] = dict(
-            format_all({u.path: u.render() for u in python_units(plan, skip=skip)})
-        )
-        try:
-            made = self._tool_files(plan.tools, plan, files)
-            # the same tools as before, so exported under the same names
-            names = {
-                flavour: {tool: name for tool, (name, _, _) in spans.items()}
-                for flavour, spans in self.spans.items()
+    def result(self, plan: PackagePlan, builder: PlanBuilder) -> CompileResult | None:
+        planned = builder.parts
+        fresh_modules = {parts.dotted for parts in planned.values()}
+        fresh = [tool for tool in plan.tools if tool.module in fresh_modules]
+        same_files = [rel for rel, _ in self.now] == list(self.documents)
+        # When every file compiled again has the names it had, the package's names are as they were (and were
+        # without a clash), and so are the package-wide Python files: only the other files' entries are read.
+        if same_files and all(
+            _summary(parts) == _summary(read_module(rel, self.documents[rel]))
+            for rel, parts in planned.items()
+        ):
+            whole, init, names = plan, self.init, self._names_as_before()
+            skip = {"__init__.py", *subpackage_inits(plan)}
+        else:
+            every = {
+                rel: planned.get(rel) or read_module(rel, self.documents[rel])
+                for rel, _ in self.now
             }
-            new_spans = self._exports(files, made, names)
-        except (KeyError, Unusable):
-            return None  # a tool the record does not place: not as a build writes it
-        kept = {
-            rel: entry
-            for rel, entry in self.previous.out.files.items()
-            if rel not in files and rel != MANIFEST
-        }
-        modules = {
-            rel: module_document(builder.parts[rel]) if rel in planned_set else doc
-            for rel, doc in documents.items()
-        }
-        result = self._result(dict(sorted(files.items())), kept)
-        result.tools = self.previous.record.tools
-        result.parts = parts_document(self.now, modules, new_spans, self.init)
-        return result
-
-    def replayed(
-        self, dirty: set[str], modules: Mapping[str, ModuleParts]
-    ) -> CompileResult | None:
-        """The rebuild planning the `dirty` files again in the namespace the others' recorded claims,
-        replayed in build order, make; None when one of them would now get another name.
-        """
-        diags = Diagnostics()
-        reused = {rel: parts for rel, parts in modules.items() if rel not in dirty}
-        builder = PlanBuilder(
-            self.program, diags, reused, [rel for rel, _ in self.now], modules
+            found = _whole(plan, every, [rel for rel, _ in self.now])
+            if found is None:
+                return None  # a name two files define: a full compile reports it
+            whole, init = found, init_key(found)
+            names = {
+                flavour: exports.export_names([t.name for t in whole.tools], flavour)
+                for flavour in self.spans
+            }
+            skip = {"__init__.py"} if init == self.init else set()
+            skip.update(
+                subpackage_inits(whole, [d["dotted"] for d in self.documents.values()])
+            )
+            self._keep(["py.typed", *skip])
+            for rel, parts in every.items():
+                if rel not in planned:
+                    self._keep(
+                        [parts.path, *(f"schemas/{t[1]}.json" for t in parts.tools)]
+                    )
+                    self._keep(
+                        [f"schemas/entities/{cls}.json" for _, cls in parts.entities]
+                    )
+        skip.update(m.path for m in whole.modules if m.source_display not in planned)
+        files: dict[str, str | bytes] = dict(
+            format_all({u.path: u.render() for u in python_units(whole, skip=skip)})
         )
-        try:
-            plan = builder.build()
-        except (ReplayMismatch, Unusable):
-            return None
-        if len(diags):
-            return None
-        now_init = init_key(plan)
-        try:
-            files, kept, new_spans = self._files(plan, reused, now_init == self.init)
-        except Unusable:
-            return None
-        result = self._result(files, kept)
-        result.tools = len(plan.tools)
-        every = {**reused, **builder.parts}
-        documents = {rel: module_document(every[rel]) for rel, _ in self.now}
-        result.parts = parts_document(self.now, documents, new_spans, now_init)
-        return result
-
-    def _result(
-        self, files: dict[str, str | bytes], kept: dict[str, tuple[str, int]]
-    ) -> CompileResult:
+        made = self._tool_files(fresh, plan, files)
+        new_spans = self._exports(files, made, names)
+        if whole is plan:  # every file of OUT not made again is kept
+            self._keep(
+                [rel for rel in self.out.files if rel not in files and rel != MANIFEST]
+            )
+        if self.kept.keys() & files.keys():
+            raise Unusable  # a file both kept and made again: the record is not as a build writes it
         previous = self.previous
-        result = CompileResult(files, Diagnostics(), previous.read, previous.ignored)
+        result = CompileResult(
+            dict(sorted(files.items())), Diagnostics(), previous.read, previous.ignored
+        )
         result.sources = list(previous.sources)
-        result.vouched, result.kept = previous.out.files, kept
+        result.vouched, result.kept = self.out.files, self.kept
+        result.tools = previous.record.tools if whole is plan else len(whole.tools)
+        modules = {
+            rel: (
+                module_document(planned[rel]) if rel in planned else self.documents[rel]
+            )
+            for rel, _ in self.now
+        }
+        result.parts = parts_document(self.now, modules, new_spans, init)
+        if case_collisions([*files, *self.kept, MANIFEST]):
+            return None  # a full compile reports it, at the specs making them
         return result
 
-    def _files(
-        self, plan: PackagePlan, reused: Mapping[str, ModuleParts], same_init: bool
-    ) -> tuple[dict[str, str | bytes], dict[str, tuple[str, int]], ExportSpans]:
-        """Every file of OUT: those of the modules compiled again rendered, those of the reused ones kept as
-        OUT has them (path -> sha256, size: never read), and the package-wide ones composed
-        again (`__init__.py` only when what it is made of changed: `same_init` when it did not).
-        """
-        out = self.previous.out
-        kept: dict[str, tuple[str, int]] = {}
+    def _names_as_before(self) -> dict[str, dict[str, str]]:
+        """Every tool's exported names, by flavour, as the record has them (the same tools as before)."""
+        return {
+            flavour: {tool: name for tool, (name, _, _) in spans.items()}
+            for flavour, spans in self.spans.items()
+        }
 
-        def keep(rel: str) -> None:
-            entry = out.files.get(rel)
+    def _keep(self, rels: list[str]) -> None:
+        for rel in rels:
+            entry = self.out.files.get(rel)
             if entry is None:
                 raise Unusable
-            kept[rel] = entry
-
-        # A rebuild after an edit has the same spec files, so the same modules in each subpackage.
-        reused_paths = {parts.path for parts in reused.values()}
-        for rel in subpackage_inits(plan):
-            reused_paths.add(rel)
-            keep(rel)
-        if same_init:
-            reused_paths.add("__init__.py")
-            keep("__init__.py")
-        units = python_units(plan, skip=reused_paths)
-        files: dict[str, str | bytes] = dict(
-            format_all({unit.path: unit.render() for unit in units})
-        )
-        kept_modules = {parts.dotted for parts in reused.values()}
-        for parts in reused.values():
-            keep(parts.path)
-            for _, func, _, _ in parts.tools:
-                keep(f"schemas/{func}.json")
-            for _, (_, _, cls) in parts.entity_claims:
-                keep(f"schemas/entities/{cls}.json")
-        keep("py.typed")
-        fresh = [tool for tool in plan.tools if tool.module not in kept_modules]
-        made = self._tool_files(fresh, plan, files)
-        tools = [tool.name for tool in plan.tools]
-        new_spans = self._exports(
-            files,
-            made,
-            {flavour: exports.export_names(tools, flavour) for flavour in self.spans},
-        )
-        if kept.keys() & files.keys():
-            raise Unusable  # a file both kept and made again: the record is not as a build writes it
-        return dict(sorted(files.items())), kept, new_spans
+            self.kept[rel] = entry
 
     def _tool_files(
         self, fresh: list[ToolPlan], plan: PackagePlan, files: dict[str, str | bytes]
@@ -480,12 +323,11 @@ class _Edit:
         same bytes) has the same entries in the export files: they are a function of that definition and the
         exported name, so they are copied like those of the tools not compiled again.
         """
-        recorded = self.previous.out.files
         made = []
         for tool in fresh:
             rel = f"schemas/{tool.func}.json"
             text = files[rel] = dump_json(tool.llm_schema)
-            if recorded.get(rel, ("",))[0] != _sha(text):
+            if self.out.files.get(rel, ("",))[0] != _sha(text):
                 made.append(tool)
         for name, schema in plan.entity_schemas.items():
             files[f"schemas/entities/{plan.entity_classes[name]}.json"] = dump_json(
@@ -509,24 +351,55 @@ class _Edit:
                 for tool in made
             }
             rel = f"schemas/{exports.EXPORT_FILES[flavour]}"
-            files[rel], spans[flavour] = _export_file(
-                flavour,
-                _bytes_of(self.previous.out, rel),
-                fragments,
-                self.spans[flavour],
-                exported,
-            )
+            if rel not in self.out.files:
+                raise Unusable
+            try:
+                before = self.out.bytes_of(rel)
+                files[rel], spans[flavour] = respliced_export(
+                    flavour, before, fragments, self.spans[flavour], exported
+                )
+            except (OSError, WriteError, ValueError) as exc:
+                raise Unusable from exc
         return spans
 
 
+def _summary(parts: ModuleParts) -> tuple[Any, ...]:
+    """What the package-wide Python files and checks read of a file's part."""
+    return (parts.dotted, parts.entities, parts.exported, parts.tools, parts.models)
+
+
+def _whole(
+    plan: PackagePlan, every: Mapping[str, ModuleParts], order: list[str]
+) -> PackagePlan | None:
+    """The plan of the whole package, the files not compiled again as reused modules; None when a name the
+    package must hold once (a module, a tool, an entity, an entity's class, a tool's method) is defined by two
+    files, or a name two modules define would need a warning."""
+    planned = {module.source_display: module for module in plan.modules}
+    modules = [planned.get(rel) or reused_module(rel, every[rel]) for rel in order]
+    whole = replace(plan, modules=modules, tools=[t for m in modules for t in m.tools])
+    names = Counter(("module", m.dotted) for m in modules)
+    for parts in every.values():
+        names.update(("name", entity) for entity, _ in parts.entities)
+        names.update(("class", cls) for _, cls in parts.entities)
+    names.update(("name", t.name) for t in whole.tools)  # one namespace (resolve.py)
+    names.update(("method", t.func) for t in whole.tools)
+    folders = {
+        m.dotted.rsplit(".", depth)[0]
+        for m in modules
+        for depth in range(1, m.dotted.count(".") + 1)
+    }
+    if max(names.values(), default=0) > 1 or any(
+        ("module", f) in names for f in folders
+    ):
+        return None
+    return None if ambiguous_names(whole) else whole
+
+
 def _namespace(
-    previous: Previous,
-    read: set[str],
-    prefixes: Mapping[Path, str],
-    diags: Diagnostics,
+    previous: Previous, read: set[str], prefixes: Mapping[Path, str], diags: Diagnostics
 ) -> Program | None:
-    """The namespace of the spec files `read`, read and checked again; None
-    when one cannot be read as it was scanned."""
+    """The namespace of the spec files `read`, read and checked again; None when one cannot be read as it
+    was scanned."""
     parsed: list[SpecModule] = []
     for display, rel, sha in previous.sources:
         if rel not in read:
@@ -556,83 +429,5 @@ def _namespace(
     return program
 
 
-def _duplicates(
-    modules: Mapping[str, ModuleParts], needed: set[str], program: Program
-) -> bool:
-    """Whether a name is defined twice: in the files read again, or there and in one not read."""
-    names = Counter(
-        name
-        for rel, parts in modules.items()
-        if rel not in needed
-        for name in (
-            *(entity for entity, _ in parts.entity_claims),
-            *(tool[0] for tool in parts.tools),
-        )
-    )
-    names.update([*program.entities, *program.tools])
-    return any(count > 1 for count in names.values())
-
-
 def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _export_file(
-    flavour: str,
-    before: bytes,
-    made: Mapping[str, str],
-    spans: Mapping[str, tuple[str, int, int]],
-    names: Mapping[str, str],
-) -> tuple[str | bytes, dict[str, tuple[str, int, int]]]:
-    """An export file again (`before`: as OUT has it): the entries `made` anew, the others copied from where
-    `spans` places them; every tool `names` has, in the order of their names, exported as it says. As bytes
-    when ASCII.
-    """
-    if before.isascii() and all(fragment.isascii() for fragment in made.values()):
-        # ASCII: the recorded offsets (in characters) are offsets in the bytes, which are spliced as they are
-        # (decoding and encoding 80 MB of export files again was a tenth of an edit of 10,000 tools)
-        remade = {tool: fragment.encode("ascii") for tool, fragment in made.items()}
-        return _spliced(flavour, before, remade, spans, names)
-    return _spliced(flavour, _decoded(before), made, spans, names)
-
-
-def _spliced(
-    flavour: str,
-    before: AnyStr,
-    made: Mapping[str, AnyStr],
-    spans: Mapping[str, tuple[str, int, int]],
-    names: Mapping[str, str],
-) -> tuple[AnyStr, dict[str, tuple[str, int, int]]]:
-    """An export file again: the entries `made` anew, the others copied from where `spans` (the record) places
-    them in the file as it was (`before`)."""
-    # the recorded places must tile the file exactly (a damaged record is caught here, not copied from)
-    places = [(start, end) for _, (_, start, end) in sorted(spans.items())]
-    if not tiles(flavour, before, places):
-        raise Unusable
-    entries: list[tuple[str, str, AnyStr | tuple[int, int]]] = []
-    for tool, name in sorted(names.items()):
-        if tool in made:
-            entries.append((tool, name, made[tool]))
-            continue
-        recorded = spans.get(tool)
-        if recorded is None or recorded[0] != name:
-            raise Unusable
-        entries.append((tool, name, recorded[1:]))
-    return splice_export(flavour, before, entries)
-
-
-def _bytes_of(out: OutFiles, rel: str) -> bytes:
-    """A file of OUT the record vouches for."""
-    if rel not in out.files:
-        raise Unusable
-    try:
-        return out.bytes_of(rel)
-    except (OSError, WriteError) as exc:
-        raise Unusable from exc
-
-
-def _decoded(data: bytes) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise Unusable from exc

@@ -224,12 +224,13 @@ class PackagePlan:
         str, dict[str, Any]
     ]  # entity name -> OUT/schemas/entities/<Entity>.json
     agents: list[AgentPlan] = field(default_factory=list)
-    model_modules: dict[str, str] = field(
+    entity_modules: dict[str, str] = field(
         default_factory=dict
-    )  # class name -> dotted module
+    )  # entity class -> the dotted module defining it (a module imports the entities it uses)
     entity_classes: dict[str, str] = field(
         default_factory=dict
     )  # entity name -> class name
     # The models that are NativeModels, and those of them whose JSON text Pydantic may read (passes/native.py)
-    native: set[str] = field(default_factory=set)
-    json_native: set[str] = field(default_factory=set)
+    # by module (a class name means one model only within its module): dotted module -> class names
+    native: dict[str, set[str]] = field(default_factory=dict)
+    json_native: dict[str, set[str]] = field(default_factory=dict)

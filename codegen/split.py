@@ -1,14 +1,11 @@
 """A first build of many JSON spec files, read and planned in two processes.
 
-Planning names things in the order of the spec files (a name one file takes, a later one cannot have), so it cannot
-simply be divided. But a file rarely wants a name an earlier one took: so a forked child reads, plans and renders
-the last files (those after every file defining entities; it reads and plans the entity files too, for the
-entities the last files use) while this process reads, plans and renders the others. Then this process claims the
-names of the child's files again, in order, as an edit rebuild claims those of the files it reuses
-(codegen/incremental.py): when every claim comes out as it did in the child, the child named everything as one
-process would have, and its files are what one process would have rendered. What one process would have checked
-across the two halves is checked then: that no name is defined in both, that no two files make the same module,
-that each tool has the exported names one process gives it. Anything else (a claim that comes out otherwise, a
+Every name in a spec file's module is the module's own, so a file plans alike whichever process plans it: a
+forked child reads, plans and renders the last files (those after every file defining entities; it reads and
+plans the entity files too, for the entities the last files use), while this process does the others. The two
+halves are then one package's parts, as an edit rebuild's kept files are (codegen/incremental.py). What one
+process would have checked across the two halves is checked then: that no module, tool or method is defined in
+both, that each tool has the exported names one process gives it, that no name needs a warning. Anything else (a
 diagnostic in either process, a child that failed to send its half) means the caller compiles everything itself.
 """
 
@@ -21,13 +18,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from .backends.python import python_units
+from .backends.python import ambiguous_names, python_units
 from .backends.schemas import ExportNames, Fragments, export_names, tool_files
 from .diagnostics import Diagnostics
 from .formatting import format_all
 from .incremental import Unusable, module_document, read_module
 from .parallel import in_background, worth_forking
-from .passes.build_plan import PlanBuilder, ReplayMismatch, module_path
+from .passes.build_plan import PlanBuilder, module_path, reused_module
 from .passes.bundle import bundler_for
 from .passes.check_schemas import check_schemas
 from .passes.resolve import Program, apply_prefixes, build_namespace
@@ -186,18 +183,14 @@ class Joined:
     fragments: Fragments
     sources: list[tuple[str, str, str]]
     names: ExportNames  # every tool's exported names
+    documents: dict[str, Any]  # the rebuild record's entry of each of the child's files
 
 
 def finish(
-    split: Split,
-    program: Program,
-    builder: PlanBuilder,
-    plan: PackagePlan,
-    names: ExportNames,
+    split: Split, program: Program, plan: PackagePlan, names: ExportNames
 ) -> Joined | None:
-    """The child's half, its spec files' modules added to `plan` (as reused ones) and their names claimed again
-    by `builder`, which planned `split.ours` into `program`; `names`: the exported names of this half's tools.
-    None when the child's half cannot be taken.
+    """The child's half, its spec files' modules added to `plan` (which planned `split.ours` into `program`)
+    as reused ones; `names`: the exported names of this half's tools. None when it cannot be taken.
     """
     theirs = split.join()
     if theirs is None:
@@ -206,21 +199,31 @@ def finish(
     rels = split.their_rels
     ours = [rel.as_posix() for _, rel in split.ours]
     try:
-        parts = {rel: read_module(rel, documents[rel]) for rel in rels}
-        if _modules_collide(ours + rels):
-            return None  # one process reports it
-        # (A name defined in both halves is claimed again as a function by the replay: it comes out otherwise.)
-        builder.extend(rels, parts, plan)
-        their_tools = [tool[0] for rel in rels for tool in parts[rel].tools]
-        every = export_names(_tool_names(program, set(ours)) + their_tools)
-        if every != _merged(names, their_names):
-            return None  # two names cut alike to an API's length, one in each half
+        modules = [reused_module(rel, read_module(rel, documents[rel])) for rel in rels]
         entries = [(str(display), str(rel), str(sha)) for display, rel, sha in sources]
-    except (Unusable, ReplayMismatch, KeyError, TypeError, ValueError):
+    except (Unusable, KeyError, TypeError, ValueError):
         return None
-    if [rel for _, rel, _ in entries] != rels:
-        return None
-    return Joined(files, fragments, entries, every)
+    plan.modules.extend(modules)
+    their_tools = [tool for module in modules for tool in module.tools]
+    plan.tools.extend(their_tools)
+    every = export_names(
+        _tool_names(program, set(ours)) + [tool.name for tool in their_tools]
+    )
+    if (
+        _modules_collide(ours + rels)
+        or _twice([t.name for t in plan.tools])
+        or _twice([t.func for t in plan.tools])
+        or ambiguous_names(plan)
+        or every
+        != _merged(names, their_names)  # two names cut alike to an API's length
+        or [rel for _, rel, _ in entries] != rels
+    ):
+        return None  # one process reports it
+    return Joined(files, fragments, entries, every, dict(documents))
+
+
+def _twice(names: list[str]) -> bool:
+    return len(set(names)) != len(names)
 
 
 def _merged(ours: ExportNames, theirs: ExportNames) -> ExportNames:

@@ -15,7 +15,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codegen import cache, cli, compiler, incremental
-from codegen.passes import build_plan
 
 
 def _tool(
@@ -137,8 +136,8 @@ def test_an_entity_file_no_edit_reaches_is_reused_unless_its_names_change(
 ) -> None:
     """An entity file is read again on every edit (for the documents embedding its entities) but reused like
     any other file: its module is not rendered, and the models using its entities are native as the record
-    says its models are. When its names move (here another entity file takes the name of User's nested model,
-    `UserNested`), the replay of its claims fails and the build is a full one."""
+    says its models are. When another entity takes the name of User's nested model (`UserNested`), two modules
+    define that name, which a full build warns of: the build is a full one."""
     account = project / "specs" / "entities" / "Account.schema.json"
     account.write_text(json.dumps(_entity("Account")))
     assert cli.main(["specs", "-o", "out"]) == 0
@@ -218,10 +217,10 @@ def test_an_edit_removing_an_entity_another_file_uses_is_reported(
     assert reuses == [False, False, False]
 
 
-def test_an_edit_that_changes_the_names_of_a_later_file_recompiles_everything(
+def test_an_edit_giving_two_tools_one_method_is_reported_as_a_full_build_does(
     project: Path, reuses: list[bool], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`Beta-two` and `beta_two` both want `beta_two`: the later file's names change, so nothing is reused."""
+    """`Beta-two` (in beta.json) and `beta_two` (in gamma.json) both make the method `beta_two`."""
     (project / "specs" / "beta.json").write_text(json.dumps([_tool("beta")]))
     (project / "specs" / "gamma.json").write_text(
         json.dumps([_tool("gamma"), _tool("beta_two")])
@@ -230,11 +229,12 @@ def test_an_edit_that_changes_the_names_of_a_later_file_recompiles_everything(
     (project / "specs" / "beta.json").write_text(
         json.dumps([_tool("beta"), _tool("Beta-two")])
     )
-    assert _same_as_a_full_build(capsys)[0] == 0
+    status, err = _same_as_a_full_build(capsys)
+    assert status == 1 and "method-collision" in err and "gamma.json" in err
     assert reuses == [False, False, False]
 
 
-@pytest.mark.parametrize("damage", ["claim", "span", "shape", "module path"])
+@pytest.mark.parametrize("damage", ["entities", "span", "shape", "module path"])
 def test_a_damaged_record_means_a_full_build(
     project: Path, reuses: list[bool], capsys: pytest.CaptureFixture[str], damage: str
 ) -> None:
@@ -243,12 +243,8 @@ def test_a_damaged_record_means_a_full_build(
     assert path is not None
     record = json.loads(path.read_text())
     parts = json.loads(record["parts"])  # kept as JSON text in the record
-    if (
-        damage == "claim"
-    ):  # alpha's function name as if it had been another (alpha comes before the edit)
-        claims = parts["modules"]["alpha.json"]["claims"]
-        index = claims.index("falpha")  # the function `alpha` (got as asked)
-        claims[index] = ["functions", ["alpha"], "other"]
+    if damage == "entities":  # the entity file's classes, not as a build writes them
+        parts["modules"]["entities/User.schema.json"]["entities"] = [["User"]]
     elif damage == "span":  # gamma's place in the OpenAI export shifted
         name, start, end = parts["exports"]["openai"]["gamma"]
         parts["exports"]["openai"]["gamma"] = [name, start + 1, end + 1]
@@ -320,7 +316,9 @@ def test_the_record_of_a_build_says_what_each_file_left(project: Path) -> None:
     path = cache.record_path(project / "out")
     assert path is not None
     parts = json.loads(json.loads(path.read_text())["parts"])  # JSON text in the record
-    order, modules, _, _ = incremental._read(parts)
+    order, documents, _, _ = incremental._outline(parts)
+    modules = {rel: incremental.read_module(rel, doc) for rel, doc in documents.items()}
+    assert modules["entities/User.schema.json"].entities == [("User", "User")]
     assert [rel for rel, _ in order] == [
         "alpha.json",
         "beta.json",
@@ -399,63 +397,58 @@ def test_an_edit_under_prefixes_matches_a_full_build(
     assert "gl__issues" in (project / "out" / "schemas" / "tools.mcp.json").read_text()
 
 
-@pytest.fixture
-def plans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """For each edit planned: "in place" or "replayed" (the namespace replayed in build order)."""
-    seen: list[str] = []
-    build, in_place = (
-        build_plan.PlanBuilder.build,
-        build_plan.PlanBuilder.build_in_place,
-    )
-
-    def replaying(self: build_plan.PlanBuilder) -> Any:
-        if self.reused:  # a full compile plans with nothing reused
-            seen.append("replayed")
-        return build(self)
-
-    def answering(self: build_plan.PlanBuilder, order: list[str]) -> Any:
-        seen.append("in place")
-        return in_place(self, order)
-
-    monkeypatch.setattr(build_plan.PlanBuilder, "build", replaying)
-    monkeypatch.setattr(build_plan.PlanBuilder, "build_in_place", answering)
-    return seen
-
-
-def test_an_edit_asking_for_the_same_names_is_planned_in_place(
+def test_an_edit_renders_its_own_module_and_the_package_files_only_when_its_names_change(
     project: Path,
     reuses: list[bool],
-    plans: list[str],
     capsys: pytest.CaptureFixture[str],
     rendered: list[str],
 ) -> None:
-    """An edit whose file asks for every name just as it did and exports the same ones (a description here,
-    then a type) is planned alone, answered the names it got, without replaying the other files' claims: only
-    its module and the export files are made again. Asking for another name (a tool more) replays them.
-    """
+    """An edit that keeps its file's names (a description here, then a type) makes again only that file's
+    module and the export files; one that changes them (a tool more, a tool renamed) the package `__init__`
+    too, never another spec file's module."""
     assert cli.main(["specs", "-o", "out"]) == 0
     beta = project / "specs" / "beta.json"
     beta.write_text(json.dumps([_tool("beta", "Edited."), _tool("beta_two")]))
     assert _same_as_a_full_build(capsys)[0] == 0
-    assert plans == ["in place"] and rendered == ["beta.py"]
+    assert rendered == ["beta.py"]
     typed = [_tool("beta", "Edited."), _tool("beta_two")]
     typed[1]["parameters"]["properties"]["x"] = {"type": "string", "maxLength": 3}
     beta.write_text(json.dumps(typed))
+    rendered.clear()
     assert _same_as_a_full_build(capsys)[0] == 0
-    assert plans == ["in place"] * 2
+    assert rendered == ["beta.py"]
     assert "max_length=3" in (project / "out" / "beta.py").read_text()
-    beta.write_text(json.dumps([*typed, _tool("beta_three")]))
-    assert _same_as_a_full_build(capsys)[0] == 0
-    assert plans == ["in place"] * 3 + ["replayed"]
-    # the same names asked for (`beta-two` is the function `beta_two`), but another tool: replayed
-    beta.write_text(json.dumps([*typed[:1], _tool("beta-two"), _tool("beta_three")]))
-    assert _same_as_a_full_build(capsys)[0] == 0
-    assert plans == ["in place"] * 3 + ["replayed", "in place", "replayed"]
+    for tools in ([*typed, _tool("beta_three")], [typed[0], _tool("beta-two")]):
+        beta.write_text(json.dumps(tools))
+        rendered.clear()
+        assert _same_as_a_full_build(capsys)[0] == 0
+        assert sorted(rendered) == ["__init__.py", "beta.py"]
     assert '"beta-two"' in (project / "out" / "schemas" / "tools.mcp.json").read_text()
-    assert reuses == [False, True, False, True, False, True, False, True, False]
+    assert reuses == [False] + [True, False] * 4
 
 
-@pytest.mark.parametrize("damage", ["edited entry", "edited claims", "span"])
+def test_adding_and_removing_spec_files_keeps_every_other_files_outputs(
+    project: Path,
+    reuses: list[bool],
+    capsys: pytest.CaptureFixture[str],
+    rendered: list[str],
+) -> None:
+    """A file added is compiled, a file removed takes its outputs with it; the other files keep theirs
+    (their names are their own), and the package files are composed again."""
+    assert cli.main(["specs", "-o", "out"]) == 0
+    (project / "specs" / "sub").mkdir()
+    (project / "specs" / "sub" / "delta.json").write_text(json.dumps([_tool("delta")]))
+    assert _same_as_a_full_build(capsys)[0] == 0
+    assert sorted(rendered) == ["__init__.py", "sub/__init__.py", "sub/delta.py"]
+    (project / "specs" / "gamma.json").unlink()
+    rendered.clear()
+    assert _same_as_a_full_build(capsys)[0] == 0
+    assert rendered == ["__init__.py"]
+    assert not (project / "out" / "gamma.py").exists()
+    assert reuses == [False, True, False, True, False]
+
+
+@pytest.mark.parametrize("damage", ["edited entry", "edited deps", "span"])
 def test_a_record_damaged_with_its_digest_made_again_still_means_a_full_build(
     project: Path, reuses: list[bool], capsys: pytest.CaptureFixture[str], damage: str
 ) -> None:
@@ -469,8 +462,8 @@ def test_a_record_damaged_with_its_digest_made_again_still_means_a_full_build(
     parts = json.loads(record["parts"])
     if damage == "edited entry":
         parts["modules"]["beta.json"]["tools"] = "beta"
-    elif damage == "edited claims":  # read only when beta is planned again
-        parts["modules"]["beta.json"]["claims"] = [["functions"]]
+    elif damage == "edited deps":
+        parts["modules"]["beta.json"]["deps"] = [["entities/User.schema.json"]]
     else:
         name, start, end = parts["exports"]["mcp"]["gamma"]
         parts["exports"]["mcp"]["gamma"] = [name, start - 1, end - 1]
@@ -482,35 +475,3 @@ def test_a_record_damaged_with_its_digest_made_again_still_means_a_full_build(
     )
     assert _same_as_a_full_build(capsys)[0] == 0
     assert reuses == [False, False, False]
-
-
-def test_files_after_the_last_edit_are_not_replayed_when_the_edit_keeps_its_names(
-    project: Path,
-    reuses: list[bool],
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """gamma comes after beta: while beta claims what it did, the namespace goes on as before; once beta
-    claims another name, gamma's claims are replayed again."""
-    assert cli.main(["specs", "-o", "out"]) == 0
-    replayed: list[list[Any]] = []
-    original = build_plan.PlanBuilder._replay
-
-    def noting(self: build_plan.PlanBuilder, claims: list[Any]) -> None:
-        replayed.append(list(claims))
-        original(self, claims)
-
-    monkeypatch.setattr(build_plan.PlanBuilder, "_replay", noting)
-    (project / "specs" / "beta.json").write_text(
-        json.dumps([_tool("beta", "Edited."), _tool("beta_two")])
-    )
-    assert _same_as_a_full_build(capsys)[0] == 0
-    assert reuses[1] is True
-    gamma = ("functions", ("gamma",), "gamma")
-    assert not any(gamma in claims for claims in replayed)
-    (project / "specs" / "beta.json").write_text(
-        json.dumps([_tool("beta", "Edited."), _tool("beta_three")])
-    )
-    assert _same_as_a_full_build(capsys)[0] == 0
-    assert reuses[3] is True
-    assert any(gamma in claims for claims in replayed)

@@ -96,7 +96,8 @@ def test_entities_whose_schema_files_differ_in_case_are_an_error_naming_both_spe
     write(specs, "b.schema.json", _entity(second))
     run = run_cli("specs", "-o", "out", cwd=tmp_path)
     assert run.returncode == 1 and "Traceback" not in run.stderr
-    head = run.stderr.splitlines()[0]
+    # (the two modules' constants `CUSTOMER_SCHEMA` share a name too: a warning says so)
+    head = next(line for line in run.stderr.splitlines() if "error[" in line)
     assert head.startswith("specs/b.schema.json:1:1: error[output-collision]: ")
     assert f"'schemas/entities/{second}.json'" in head
     assert f"'schemas/entities/{first}.json' (from specs/a.schema.json)" in head
@@ -161,7 +162,8 @@ def test_a_compile_either_fails_or_makes_outputs_that_are_each_one_file(
     result = compiler.compile_specs([specs])
     codes = {d.code for d in result.diagnostics.sorted()}
     if result.files is None:
-        assert codes == {"output-collision"}
+        # (two titles of one class, `a b` and `AB`, are an error before their files are)
+        assert codes - {"shared-name"} in ({"output-collision"}, {"entity-class-collision"})
     else:
         assert case_collisions([*result.files, MANIFEST]) == []
 
@@ -232,4 +234,4 @@ def test_a_split_build_reports_outputs_that_are_one_file_as_one_process_does(
     ours = compiler.compile_specs([specs])
     assert started == [True]
     assert ours.files is None and _errors(ours) == _errors(alone)
-    assert "error[output-collision]" in _errors(alone)[0]
+    assert any("error[output-collision]" in line for line in _errors(alone))

@@ -84,9 +84,19 @@ class Unit:
 def python_units(plan: PackagePlan, skip: Collection[str] = ()) -> list[Unit]:
     """Every generated Python file of the package but those whose paths `skip` holds, by its path inside OUT
     (rendered on demand)."""
-    native = (plan.native, plan.json_native)
     units = [
-        Unit(module.path, partial(_render_module, module, plan, native))
+        Unit(
+            module.path,
+            partial(
+                _render_module,
+                module,
+                plan,
+                (
+                    plan.native.get(module.dotted, set()),
+                    plan.json_native.get(module.dotted, set()),
+                ),
+            ),
+        )
         for module in plan.modules
         if module.path not in skip
     ]
@@ -99,9 +109,19 @@ def python_units(plan: PackagePlan, skip: Collection[str] = ()) -> list[Unit]:
     return units
 
 
-def subpackage_inits(plan: PackagePlan) -> list[str]:
-    """The `__init__.py` of every subpackage: they name the modules in it, and nothing else of them."""
-    return [f"{package}/__init__.py" for package in sorted(_subpackages(plan))]
+def subpackage_inits(plan: PackagePlan, like: Collection[str] = ()) -> list[str]:
+    """The `__init__.py` of every subpackage: they name the modules in it, and nothing else of them. With
+    `like` (the dotted modules of another package), only those that package has alike.
+    """
+    if not like:
+        return [f"{package}/__init__.py" for package in sorted(_subpackages(plan))]
+    other = PackagePlan([ModulePlan(dotted, "", "") for dotted in like], [], {})
+    return [
+        f"{package}/__init__.py"
+        for package in sorted(_subpackages(plan) & _subpackages(other))
+        if _children(plan, package.replace("/", "."))
+        == _children(other, package.replace("/", "."))
+    ]
 
 
 def _render_subpackage(plan: PackagePlan, package: str) -> PythonFile:
@@ -207,7 +227,7 @@ def _render_module(
     for kind in types:
         needs |= kind.needs
         for name in kind.models - local:
-            foreign[plan.model_modules[name]].add(name)
+            foreign[plan.entity_modules[name]].add(name)
     # A number no float holds (`1e999`), in a schema, a default or a check, is written `_decimal.Decimal(...)`.
     if any(holds_decimal(document) for document in module.constants.values()):
         needs.add("_decimal")
@@ -324,10 +344,24 @@ def _render_init(plan: PackagePlan) -> PythonFile:
         }
     )
     module_aliases = []
+    alias_of: dict[str, str] = {}
     for module in plan.modules:
         parent, _, leaf = f".{module.dotted}".rpartition(".")
-        alias = aliases.claim("_" + module.dotted.replace(".", "_"))
+        alias = alias_of[module.dotted] = aliases.claim(
+            "_" + module.dotted.replace(".", "_")
+        )
         module_aliases.append((parent or ".", leaf, alias, bool(module.tools)))
+    # A name two modules define is left to its modules (a warning says where: `ambiguous_names`).
+    shared = ambiguous_names(plan)
+    exports = {
+        f".{m.dotted}": [n for n in m.exported_names() if n not in shared]
+        for m in plan.modules
+    }
+    # Modules defining a shared name are imported name by name, so that type checkers see each name once.
+    imports = [
+        (path, None if len(names) == len(m.exported_names()) else names)
+        for m, (path, names) in zip(plan.modules, exports.items())
+    ]
     exported = [
         "AGENTS",
         "TOOLS",
@@ -339,19 +373,27 @@ def _render_init(plan: PackagePlan) -> PythonFile:
         "Tools",
     ]
     exported += ["dispatch", "export_tools"]
-    exported += sorted(
-        {name for module in plan.modules for name in module.exported_names()}
-    )
+    exported += sorted({name for names in exports.values() for name in names})
+    configs = {
+        t.name: (
+            f"{alias_of[t.module]}.{t.config_model}"
+            if t.config_model in shared
+            else t.config_model
+        )
+        for t in sorted(plan.tools, key=lambda t: t.name)
+        if t.config_model
+    }
     constants = _Constants()
     text = render(
         "package_init.py.jinja",
         plan=plan,
         module_aliases=module_aliases,
-        star_modules=[f".{module.dotted}" for module in plan.modules],
-        exports={f".{m.dotted}": m.exported_names() for m in plan.modules},
+        imports=imports,
+        exports=exports,
         tool_names={
             f".{m.dotted}": [t.name for t in m.tools] for m in plan.modules if m.tools
         },
+        configs=configs,
         config_classes={
             t.name: t.config_model
             for t in sorted(plan.tools, key=lambda t: t.name)
@@ -363,6 +405,16 @@ def _render_init(plan: PackagePlan) -> PythonFile:
         constant=constants,
     )
     return PythonFile(text, constants.splices)
+
+
+def ambiguous_names(plan: PackagePlan) -> dict[str, list[str]]:
+    """The names more than one module defines (module names are each module's own), and the modules (dotted)
+    defining each: the package `__init__` re-exports none of them."""
+    owners: dict[str, list[str]] = defaultdict(list)
+    for module in plan.modules:
+        for name in module.exported_names():
+            owners[name].append(module.dotted)
+    return {name: dotted for name, dotted in owners.items() if len(dotted) > 1}
 
 
 def _parameters(tool: ToolPlan) -> list[str]:

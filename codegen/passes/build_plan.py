@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Set
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span
@@ -47,86 +47,19 @@ def module_path(rel: str) -> list[str]:
     return [module_name(part) for part in folders] + [module_name(name)]
 
 
-# One event of the package-wide namespace: (scope, the names asked for, the name given), or for a test of
-# whether a name is taken (scope, [name], True/False). A module's events in order are its claim log.
-Claim = tuple[str, tuple[str, ...], "str | bool"]
-
-
-class ReplayMismatch(Exception):
-    """A module reused from the last build would now get other names: it has to be compiled again."""
-
-
-class LoggedScope(Scope):
-    """A package-wide scope that notes every claim (and every test of a name) in the current module's log, so
-    that a later build can replay a module it reuses and see whether it would still get the same names.
-    """
-
-    def __init__(self, label: str, log: list[list[Claim]], taken: Any = None) -> None:
-        super().__init__(taken)
-        self.label = label
-        self._log = log  # one shared cell: [the current module's log]
-
-    def claim(self, name: str, *alternatives: str) -> str:
-        got = super().claim(name, *alternatives)
-        self._log[0].append((self.label, (name, *alternatives), got))
-        return got
-
-    def has(self, name: str) -> bool:
-        taken = name in self.taken
-        self._log[0].append((self.label, (name,), taken))
-        return taken
-
-
-class AnsweredScope(LoggedScope):
-    """A scope that gives each claim (and each test of a name) the answer the last build's plan of the
-    current module got, when it is asked just as it was then; raises ReplayMismatch otherwise.
-
-    A module planned again in the namespace the last build left before it, asking for the same names in the
-    same order, gets the same answers: the answers need not be worked out from the other modules' names.
-    """
-
-    def __init__(
-        self, label: str, log: list[list[Claim]], answers: list[Iterator[Claim]]
-    ) -> None:
-        super().__init__(label, log)
-        # one shared cell: [the current module's recorded claims, as yet unasked]
-        self._answers = answers
-
-    def _answer(self, names: tuple[str, ...]) -> str | bool:
-        recorded = next(self._answers[0], None)
-        if recorded is None or recorded[:2] != (self.label, names):
-            raise ReplayMismatch(self.label, names)
-        self._log[0].append(recorded)
-        return recorded[2]
-
-    def claim(self, name: str, *alternatives: str) -> str:
-        got = self._answer((name, *alternatives))
-        if type(got) is not str:
-            raise ReplayMismatch(self.label, name)
-        return got
-
-    def has(self, name: str) -> bool:
-        got = self._answer((name,))
-        if type(got) is not bool:
-            raise ReplayMismatch(self.label, name)
-        return got
-
-
 @dataclass
 class ModuleParts:
-    """What a build of one spec file left, for reusing it unchanged: its names, its claims on the package's
-    namespace (in order), the spec files whose entities it embeds, and what the package-wide files need.
+    """What a build of one spec file left, for reusing its outputs unchanged: where its module is, the classes of
+    the entities it defines, the spec files whose entities it uses, and what the package-wide files need of it.
+    Every name in it is the file's own (a module is named within itself), so it holds whatever the other files.
     """
 
     dotted: str
     path: str
-    entity_claims: list[tuple[str, Claim]] = field(
-        default_factory=list
-    )  # (entity, claim)
-    claims: list[Claim] = field(default_factory=list)
+    entities: list[tuple[str, str]] = field(default_factory=list)  # (entity, class)
     deps: set[str] = field(
         default_factory=set
-    )  # spec files (relative) whose entities it embeds
+    )  # spec files (relative) whose entities it uses
     exported: list[str] = field(default_factory=list)
     models: list[str] = field(default_factory=list)
     tools: list[tuple[str, str, str | None, bool]] = field(
@@ -139,20 +72,12 @@ class ModuleParts:
     )  # ... whose JSON text Pydantic may read
     # the rebuild record's entry these parts were read from (codegen/incremental.py), written back as it was
     document: Any = field(default=None, compare=False, repr=False)
-    # the claims as that entry keeps them, read when first needed (a rebuild replays only some modules')
-    recorded: Callable[[], list[Claim]] | None = field(
-        default=None, compare=False, repr=False
-    )
-
-    def recorded_claims(self) -> list[Claim]:
-        if self.recorded is not None:
-            self.claims, self.recorded = self.recorded(), None
-        return self.claims
 
 
 @dataclass
 class ReusedModule(ModulePlan):
-    """A module of the last build, unchanged: only what the package-wide files read of it."""
+    """A module of the last build (or of the other half of a split build), unchanged: only what the
+    package-wide files read of it."""
 
     exported: list[str] = field(default_factory=list)
 
@@ -160,13 +85,27 @@ class ReusedModule(ModulePlan):
         return list(self.exported)
 
 
-def reused_tool(
-    name: str, func: str, config_model: str | None, module: str
-) -> ToolPlan:
-    """A tool of a reused module, as the package-wide files see it (its name, function and config model)."""
-    return ToolPlan(
-        name, func, "", module, None, "", "", None, ANY, None, (), {}, config_model
-    )
+def reused_module(rel: str, parts: ModuleParts) -> ReusedModule:
+    plan = ReusedModule(parts.dotted, parts.path, rel, exported=parts.exported)
+    plan.tools = [
+        ToolPlan(
+            name, func, "", parts.dotted, None, "", "", None, ANY, None, (), {}, config
+        )
+        for name, func, config, _ in parts.tools
+    ]
+    plan.entities = [cls for _, cls in parts.entities]
+    return plan
+
+
+class _Uses(dict[str, str]):
+    """Entity name -> class, noting which entities' classes a module asked for (it imports them)."""
+
+    asked: set[str] = set()  # (set afresh for each module planned)
+
+    def __getitem__(self, name: str) -> str:
+        cls = super().__getitem__(name)
+        self.asked.add(cls)
+        return cls
 
 
 class PlanBuilder:
@@ -176,215 +115,163 @@ class PlanBuilder:
         diags: Diagnostics,
         reused: Mapping[str, ModuleParts] | None = None,
         order: list[str] | None = None,
-        before: Mapping[str, ModuleParts] | None = None,
     ) -> None:
-        """`reused`: modules of the last build kept as they are (by spec file, relative), not in `program`;
-        `order`: every spec file (relative) in the order of the build, when some are reused; `before`: what
-        the last build left of every spec file, those planned again included.
+        """`reused`: modules built before (the last build, or the other half of a split build), kept as they
+        are and not in `program` but for their entities; `order`: every spec file (relative) in the order of
+        the build, when some are reused.
         """
         self.program = program
         self.diags = diags
         self.documents = DocumentBuilder(program, diags)
-        self._log: list[list[Claim]] = [[]]
-        # Classes, functions and constants share the package's namespace (`__init__` star-imports them all).
-        self.classes = LoggedScope("classes", self._log, RESERVED_NAMES)
-        self.functions = LoggedScope("functions", self._log, RESERVED_NAMES)
-        self.prefixes = LoggedScope("prefixes", self._log)
-        self.constants = LoggedScope("constants", self._log, RESERVED_NAMES)
-        self.entity_classes: dict[str, str] = {}
+        self.entity_classes = _Uses(_entity_classes(program, diags))
         self.reused = dict(reused or {})
         self.order = order
-        self.before = dict(before or {})
         self.parts: dict[str, ModuleParts] = (
             {}
         )  # what this build leaves for the next one
-
-    def _replay(self, claims: list[Claim]) -> None:
-        scopes = {
-            s.label: s
-            for s in (self.classes, self.functions, self.prefixes, self.constants)
-        }
-        for label, names, got in claims:
-            scope = scopes[label]
-            # claimed as the module's own build did, but not logged: the module keeps its recorded log
-            if type(got) is bool:
-                now: str | bool = names[0] in scope.taken
-            else:
-                now = Scope.claim(scope, *names)
-            if now != got:
-                raise ReplayMismatch(label, names)
+        self._package_diags = diags
+        self._entity_schemas: dict[str, dict[str, Any]] = {}
+        # A module's own names: set for each module planned (`_plan_module`).
+        self.classes = self.functions = self.prefixes = self.constants = Scope()
 
     def build(self) -> PackagePlan:
-        """The plan of every module; raises ReplayMismatch when a reused module would now get other names."""
-        built = self._built()
-        order = self.order if self.order is not None else list(built)
-        for rel in order:
-            if rel in self.reused:
-                parts = self.reused[rel]
-                self._log[0] = []
-                self._replay([claim for _, claim in parts.entity_claims])
-                for name, claim in parts.entity_claims:
-                    self.entity_classes[name] = str(claim[2])
-                continue
-            self._claim_entities(rel, *built[rel])
-        package = PackagePlan([], [], {}, entity_classes=self.entity_classes)
-        # Past the last file planned again, when every file planned again claimed just what it did in the last
-        # build, the namespace goes on as it went then: the reused files' claims would all come out as they
-        # did, and are not replayed.
-        last = max(
-            (i for i, rel in enumerate(order) if rel not in self.reused), default=-1
-        )
-        as_before = True
-        for i, rel in enumerate(order):
-            if rel in self.reused:
-                replay = i < last or not as_before
-                self._reuse(rel, self.reused[rel], package, replay)
-                continue
-            self._plan_module(rel, *built[rel], package)
-            as_before = as_before and self._as_before(rel, self.parts[rel])
-        self._finish(package)
-        return package
-
-    def build_in_place(self, order: list[str]) -> PackagePlan:
-        """The plan of the modules of `program` not reused, alone, each answered the names the last build's
-        plan of it got (`before`) while it asks for them just as then (the package's other names are then
-        as they were): raises ReplayMismatch at the first claim asked otherwise, or a claim left unasked.
-        `order`: the files planned, in build order. The reused modules (of `program`, as read for their
-        entities) only give their entities' classes and their models.
-        """
-        answers: list[Iterator[Claim]] = [iter(())]
-        self.classes, self.functions, self.prefixes, self.constants = (
-            AnsweredScope(label, self._log, answers)
-            for label in ("classes", "functions", "prefixes", "constants")
-        )
-        built = self._built()
-        for parts in self.reused.values():
-            for name, claim in parts.entity_claims:
-                self.entity_classes[name] = str(claim[2])
-
-        def answering(claims: list[Claim]) -> None:
-            if next(answers[0], None) is not None:
-                raise ReplayMismatch("a claim of the last build not asked")
-            answers[0] = iter(claims)
-
-        for rel in order:
-            answering([claim for _, claim in self.before[rel].entity_claims])
-            self._claim_entities(rel, *built[rel])
-        package = PackagePlan([], [], {}, entity_classes=self.entity_classes)
-        for rel in order:
-            answering(self.before[rel].recorded_claims())
-            self._plan_module(rel, *built[rel], package)
-        answering([])
-        for parts in self.reused.values():
-            for name in parts.models:
-                package.model_modules[name] = parts.dotted
-        self._finish(package)
-        return package
-
-    def _built(self) -> dict[str, tuple[SpecModule, ModulePlan]]:
-        return {
+        """The plan of every module of `program` (those reused only for their entities) and the reused ones."""
+        built = {
             spec.source.rel.as_posix(): (spec, plan) for spec, plan in self._modules()
         }
+        package = PackagePlan([], [], {}, entity_classes=dict(self.entity_classes))
+        for name, (_, spec) in self.program.entities.items():
+            dotted = ".".join(module_path(spec.source.rel.as_posix()))
+            package.entity_modules[dict.__getitem__(self.entity_classes, name)] = dotted
+        order = self.order if self.order is not None else list(built)
+        for rel in order:
+            parts = self.reused.get(rel)
+            if parts is None:
+                self._plan_module(rel, *built[rel], package)
+                continue
+            plan = reused_module(rel, parts)
+            package.modules.append(plan)
+            package.tools.extend(plan.tools)
+        self._finish(package)
+        self._report_shared_functions(package)
+        return package
 
-    def _claim_entities(self, rel: str, spec: SpecModule, plan: ModulePlan) -> None:
-        """Claim the classes of a module's entities (before any other claim of any module)."""
-        parts = self.parts[rel] = ModuleParts(plan.dotted, plan.path)
-        for entity in spec.entities:
-            self._log[0] = []
-            self.entity_classes[entity.name] = self.classes.claim(
-                class_name(entity.name)
-            )
-            parts.entity_claims.append((entity.name, self._log[0][0]))
+    def _report_shared_functions(self, package: PackagePlan) -> None:
+        """Two tools whose names make one Python method (`getOrders`, `get_orders`) are an error naming both:
+        an implementation has one method per tool, and each tool's schema file is named after it. (Only where
+        both tools are in `program`: a rebuild or a split build finding one leaves it to a full compile.)
+        """
+        first: dict[str, str] = {}
+        tools = self.program.tools
+        for tool in package.tools:
+            other = first.setdefault(tool.func, tool.name)
+            if other != tool.name and tool.name in tools and other in tools:
+                self.diags.error(
+                    "method-collision",
+                    f"the tools {other!r} and {tool.name!r} both become the Python method {tool.func}; "
+                    "rename one of them",
+                    tools[tool.name][0].span,
+                    ("the other tool", tools[other][0].span),
+                )
 
     def _plan_module(
         self, rel: str, spec: SpecModule, plan: ModulePlan, package: PackagePlan
     ) -> None:
-        """Plan a module's entities, tools, resources and agents into `package`, noting its parts."""
-        package.modules.append(plan)
-        parts = self.parts[rel]
-        self._log[0] = parts.claims
-        self.documents.used = parts.deps
+        """Plan a module's entities, tools, resources and agents into `package`, noting its parts.
+
+        Its names are claimed in a namespace of its own: the names the templates bind, its entities' classes
+        and those of the entities it uses (which it imports). Which entities a module uses is known once it
+        is planned; when one of its names turned out to be such a class, it is planned again with that class
+        taken from the start (rare: so a plan is not made twice for every module).
+        """
+        own = {self.entity_classes[entity.name] for entity in spec.entities}
+        imported: set[str] = set()
+        while True:
+            attempt, diags = replace(plan), Diagnostics()
+            named = self._plan_names(
+                spec, attempt, diags, RESERVED_NAMES | own | imported
+            )
+            asked = self.entity_classes.asked - own
+            if not (named & asked) or asked <= imported:
+                break
+            imported |= asked
+        self.diags.extend(diags)
         for entity in spec.entities:
-            self._entity(entity, spec, plan, package)
-        for tool in spec.tools:
-            tool_plan = self._tool(tool, spec, plan)
-            plan.tools.append(tool_plan)
-            package.tools.append(tool_plan)
-        for resource in spec.resources:
-            plan.resources.append(resource_plan(self, resource, spec, plan))
+            package.entity_schemas[entity.name] = self._entity_schemas[entity.name]
+        package.modules.append(attempt)
+        package.tools.extend(attempt.tools)
         for agent in spec.agents:
             metadata = to_plain(dict(agent.metadata))
             package.agents.append(
                 AgentPlan(agent.name, agent.description, agent.tools, metadata)
             )
-        parts.deps.discard(rel)
-        self._summarise(parts, plan)
+        parts = self.parts[rel] = ModuleParts(attempt.dotted, attempt.path)
+        parts.entities = [(e.name, self.entity_classes[e.name]) for e in spec.entities]
+        parts.deps = (self.documents.used or set()) - {rel}
+        parts.exported = attempt.exported_names()
+        parts.models = [model.class_name for model in attempt.models]
+        parts.tools = [
+            (t.name, t.func, t.config_model, t.sql is not None) for t in attempt.tools
+        ]
+        parts.resources = bool(attempt.resources)
+
+    def _plan_names(
+        self, spec: SpecModule, plan: ModulePlan, diags: Diagnostics, taken: Set[str]
+    ) -> set[str]:
+        """Plan a module's entities, tools and resources into `plan`, in a namespace where `taken` is taken;
+        the names it claimed."""
+        self.classes, self.functions, self.constants = (
+            Scope(taken),
+            Scope(taken),
+            Scope(taken),
+        )
+        self.prefixes = Scope()
+        self.diags = self.documents.diags = diags
+        self.entity_classes.asked = set()
+        self.documents.used = set()
+        plan.constants, plan.models, plan.tools = {}, [], []
+        plan.entities, plan.resources = [], []
+        try:
+            for entity in spec.entities:
+                self._entity(entity, spec, plan)
+            for tool in spec.tools:
+                plan.tools.append(self._tool(tool, spec, plan))
+            for resource in spec.resources:
+                plan.resources.append(resource_plan(self, resource, spec, plan))
+        finally:
+            self.diags = self.documents.diags = self._package_diags
+        return (
+            self.classes.taken | self.functions.taken | self.constants.taken
+        ) - taken
 
     def _finish(self, package: PackagePlan) -> None:
-        """Which module defines each model planned, and which models are native."""
-        self._log[0] = []
-        self.documents.used = None
+        """Which models are native, by module: it depends on the models they use, an entity of any file among
+        them; the record says it of the reused modules' models (which are not planned again).
+        """
+        models: dict[tuple[str, str], Any] = {}
         for plan in package.modules:
             for model in plan.models:
-                package.model_modules[model.class_name] = plan.dotted
-        # Which models are native depends on the models they use, in any file: decided here for all, with
-        # what the record says of the reused modules' models (which are not planned again).
-        known = (
-            {name for parts in self.reused.values() for name in parts.native},
-            {name for parts in self.reused.values() for name in parts.text},
-        )
-        models = [model for plan in package.modules for model in plan.models]
-        package.native, package.json_native = native_models(models, known)
+                models[(plan.dotted, model.class_name)] = model
+        known: tuple[set[Any], set[Any]] = (set(), set())
+        for parts in self.reused.values():
+            known[0].update((parts.dotted, name) for name in parts.native)
+            known[1].update((parts.dotted, name) for name in parts.text)
+        entity_modules = package.entity_modules
+
+        def used(key: tuple[str, str], name: str) -> tuple[str, str]:
+            own = (key[0], name)
+            return own if own in models else (entity_modules.get(name, key[0]), name)
+
+        native, text = native_models(models, used, known)
+        for dotted, name in native:
+            package.native.setdefault(dotted, set()).add(name)
+        for dotted, name in text:
+            package.json_native.setdefault(dotted, set()).add(name)
         for parts in self.parts.values():
-            parts.native = [name for name in parts.models if name in package.native]
-            parts.text = [name for name in parts.models if name in package.json_native]
-
-    def extend(
-        self, rels: list[str], parts: Mapping[str, ModuleParts], package: PackagePlan
-    ) -> None:
-        """Add the spec files `rels`, planned elsewhere (`parts`), after those `build` planned, as reused
-        modules: their names claimed again in order; raises ReplayMismatch when one would now get another.
-        """
-        for rel in rels:
-            self._reuse(rel, parts[rel], package, replay=True)
-            self.parts[rel] = parts[rel]
-        self._log[0] = []
-
-    def _as_before(self, rel: str, parts: ModuleParts) -> bool:
-        """Whether a file planned again claimed just what the last build's plan of it did."""
-        before = self.before.get(rel)
-        return (
-            before is not None
-            and parts.entity_claims == before.entity_claims
-            and parts.claims == before.recorded_claims()
-        )
-
-    def _reuse(
-        self, rel: str, parts: ModuleParts, package: PackagePlan, replay: bool
-    ) -> None:
-        """Claim a reused module's names again, in order (when `replay`), and add what the package-wide files
-        need of it."""
-        self._log[0] = []
-        if replay:
-            self._replay(parts.recorded_claims())
-        plan = ReusedModule(parts.dotted, parts.path, rel, exported=parts.exported)
-        plan.tools = [
-            reused_tool(name, func, config, parts.dotted)
-            for name, func, config, _ in parts.tools
-        ]
-        package.modules.append(plan)
-        package.tools.extend(plan.tools)
-        for name in parts.models:
-            package.model_modules[name] = parts.dotted
-
-    @staticmethod
-    def _summarise(parts: ModuleParts, plan: ModulePlan) -> None:
-        parts.exported = plan.exported_names()
-        parts.models = [model.class_name for model in plan.models]
-        parts.tools = [
-            (t.name, t.func, t.config_model, t.sql is not None) for t in plan.tools
-        ]
-        parts.resources = bool(plan.resources)
+            native_here = package.native.get(parts.dotted, set())
+            text_here = package.json_native.get(parts.dotted, set())
+            parts.native = [name for name in parts.models if name in native_here]
+            parts.text = [name for name in parts.models if name in text_here]
 
     def _modules(self) -> list[tuple[SpecModule, ModulePlan]]:
         seen: dict[str, Span] = {}
@@ -426,20 +313,18 @@ class PlanBuilder:
             doc, const, plan, self.classes, self.entity_classes, self.diags, plain
         )
 
-    def _entity(
-        self, entity: Any, spec: SpecModule, plan: ModulePlan, package: PackagePlan
-    ) -> None:
+    def _entity(self, entity: Any, spec: SpecModule, plan: ModulePlan) -> None:
         doc = self.documents.build(entity.schema, spec, own_entity=entity.name)
         const = self.constants.claim(constant_name(snake(entity.name)) + "_SCHEMA")
         cls = self.entity_classes[entity.name]
         self._typer(doc, const, plan).root_model(cls, entity.description)
         plan.entities.append(cls)
-        package.entity_schemas[entity.name] = _with_dialect(plan.constants[const])
+        self._entity_schemas[entity.name] = _with_dialect(plan.constants[const])
 
     def _prefix(self, name: str) -> str:
         """A tool's model prefix, whose `<prefix>Fn` protocol (named by SPEC §4) no other class has."""
         prefix = self.prefixes.claim(name)
-        while self.classes.has(f"{prefix}Fn"):
+        while f"{prefix}Fn" in self.classes.taken:
             prefix = self.prefixes.claim(name)
         self.classes.claim(f"{prefix}Fn")
         return prefix
@@ -547,6 +432,27 @@ def _default_source(field: Any) -> str | None:
     if not field.has_default or field.default is None:
         return "None"
     return default_source(field.type, field.default)
+
+
+def _entity_classes(program: Program, diags: Diagnostics) -> dict[str, str]:
+    """Each entity's class: its own name made a class name, the same in every module (entities are the
+    package's shared vocabulary). Two entities whose names make one class are an error naming both (two of
+    one name are reported by the namespace)."""
+    classes: dict[str, str] = {}
+    first: dict[str, Any] = {}
+    for module in program.modules:
+        for entity in module.entities:
+            cls = classes.setdefault(entity.name, class_name(entity.name))
+            other = first.setdefault(cls, entity)
+            if other.name != entity.name:
+                diags.error(
+                    "entity-class-collision",
+                    f"the entities {other.name!r} and {entity.name!r} both become the class {cls}; "
+                    "rename one of them",
+                    entity.span,
+                    ("the other entity", other.span),
+                )
+    return classes
 
 
 def build_plan(program: Program, diags: Diagnostics) -> PackagePlan:

@@ -10,15 +10,17 @@ the schema rejects; accepting less is fine (the interpreter then decides). Anyth
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Set
+from collections.abc import Callable, Hashable, Iterable, Mapping, Set
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from ..ir import JArray, JObject
 from ..literals import py_literal
 from ..plan import ModelPlan, PyType
 from toolspec_runtime.validation import PatternError, compile_pattern
+
+K = TypeVar("K", bound=Hashable)
 
 # Keywords that never change what a schema accepts (2020-12 annotations, and `$defs`, whose schemas count only
 # where referenced). Keywords outside the 2020-12 vocabulary are ignored, as a validator ignores them.
@@ -347,34 +349,37 @@ def object_model_is_native(schema: Any) -> bool:
 
 
 def native_models(
-    models: Iterable[ModelPlan],
-    known: tuple[set[str], set[str]] = (set(), set()),
-) -> tuple[set[str], set[str]]:
-    """The classes that become `NativeModel`s (own keywords native, every model they use native too) and,
-    among them, those whose JSON text Pydantic's parser may read (closed, no decimals, no arbitrary JSON).
-    `known`: the same two sets for models planned before (an edit rebuild's reused modules).
+    models: Mapping[K, ModelPlan],
+    used: Callable[[K, str], K],
+    known: tuple[set[K], set[K]] = (set(), set()),
+) -> tuple[set[K], set[K]]:
+    """The models (by key) that become `NativeModel`s (own keywords native, every model they use native too)
+    and, among them, those whose JSON text Pydantic's parser may read (closed, no decimals, no arbitrary JSON).
+    `used(key, class)`: the key of the model a model names by its class (a class name means one model only
+    within its module); `known`: the same two sets for models planned before (reused modules).
     """
-    by_name = {m.class_name: m for m in models}
     uses = {
-        name: _models_used(m) for name, m in by_name.items() if m.native is not None
+        key: {used(key, name) for name in _models_used(m)}
+        for key, m in models.items()
+        if m.native is not None
     }
     native = _closed_under_use(set(uses), uses, known[0])
     text = {
-        name
-        for name in native
-        if by_name[name].extra == "forbid"
-        and not any(field.keeps_numbers for field in by_name[name].native or ())
+        key
+        for key in native
+        if models[key].extra == "forbid"
+        and not any(field.keeps_numbers for field in models[key].native or ())
     }
     return native, _closed_under_use(text, uses, known[1])
 
 
 def _closed_under_use(
-    candidates: set[str], uses: dict[str, set[str]], known: Set[str] = frozenset()
-) -> set[str]:
+    candidates: set[K], uses: dict[K, set[K]], known: Set[K] = frozenset()
+) -> set[K]:
     """The candidates whose every model used, directly or not, is a candidate (or `known`): those using a
     model outside are left out, then those using them, and so on (each model and use is looked at once).
     """
-    users: dict[str, list[str]] = {}
+    users: dict[K, list[K]] = {}
     for name in candidates:
         for used in uses[name]:
             users.setdefault(used, []).append(name)

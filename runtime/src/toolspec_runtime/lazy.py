@@ -111,12 +111,17 @@ def tools_protocol(package: str, modules: Iterable[str]) -> type:
 
 
 def tool_configs(
-    package: str, classes: Mapping[str, str], load: Callable[[str], Any]
+    package: str, classes: Mapping[str, str], tool_names: Mapping[str, Sequence[str]]
 ) -> Any:
-    """The package's `ToolConfigs` at run time: tool name -> its config class (named in `classes`, got with
-    `load`, which imports its module), as the TypedDict type checkers see under `if TYPE_CHECKING:`.
+    """The package's `ToolConfigs` at run time: tool name -> its config class (named in `classes`, found in the
+    tool's module, which `tool_names` gives: module -> its tools), as the TypedDict type checkers see under
+    `if TYPE_CHECKING:`. (By module, since a class name means one class only within its module.)
     """
-    fields = {tool: load(name) for tool, name in classes.items()}
+    modules = {tool: module for module, tools in tool_names.items() for tool in tools}
+    fields = {
+        tool: getattr(import_module(modules[tool], package), name)
+        for tool, name in classes.items()
+    }
     configs = TypedDict("ToolConfigs", fields, total=False)  # type: ignore[misc]
     configs.__module__ = package
     return configs

@@ -59,7 +59,7 @@ _EXPORTS: dict[str, list[str]] = {
     ],
     ".weather": ["GetForecastArgs", "GetForecastFn", "GET_FORECAST_INPUT_SCHEMA"],
 }
-"""The names each module exports, by module (a name two modules export is the later one's)."""
+"""The names each module exports, by module (a name two modules define is reached through its modules)."""
 
 _TOOL_NAMES: dict[str, list[str]] = {
     ".greeting": ["greet"],
@@ -69,7 +69,7 @@ _TOOL_NAMES: dict[str, list[str]] = {
 """The wire names of each module's tools, in `TOOLS` order."""
 
 _CONFIG_CLASSES: dict[str, str] = {}
-"""The config class of each tool that has one, by tool name."""
+"""The config class of each tool that has one (in the tool's module), by tool name."""
 
 TOOLS: Mapping[str, ToolSpec] = _lazy.ToolRegistry(__name__, _TOOL_NAMES)
 """Every tool, by its wire name: a read-only mapping that imports a tool's module when the tool is looked up."""
@@ -150,7 +150,7 @@ if not TYPE_CHECKING:
         {
             "Tools": lambda: _lazy.tools_protocol(__name__, _TOOL_NAMES),
             "ToolConfigs": lambda: _lazy.tool_configs(
-                __name__, _CONFIG_CLASSES, __getattr__
+                __name__, _CONFIG_CLASSES, _TOOL_NAMES
             ),
         },
     )
