@@ -23,7 +23,8 @@ from .compile_result import CompileResult
 from .diagnostics import Diagnostics, Span
 from .formatting import format_all
 from .frontends import BRIMLEY_SUFFIXES
-from .incremental import compile_changed, init_key, module_document, parts_document
+from .incremental import compile_changed
+from .module_parts import init_key, module_document, parts_document, parts_of
 from . import split
 from .parallel import WorkQueue, in_background
 from .remotes import RemoteDocuments, spec_tree
@@ -119,10 +120,8 @@ def _compile(
         from .frontends.brimley import link
 
         link(program, diags)
-    builder = PlanBuilder(program, diags)
-    plan = (
-        builder.build()
-    )  # even after errors, so that every problem is reported in one run
+    # even after errors, so that every problem is reported in one run
+    plan = PlanBuilder(program, diags).build()
     _report_ambiguous(plan, program, diags)
     if halves is not None:
         halves.join()  # (its half is not taken: it ran beside this compile)
@@ -130,7 +129,7 @@ def _compile(
         return result
     names = export_names([tool.name for tool in plan.tools])
     files, fragments = _render_shared(plan, names)
-    records = {rel: module_document(p) for rel, p in builder.parts.items()}
+    records = {rel: module_document(p) for rel, p in parts_of(plan).items()}
     result = _finish(result, plan, program, records, files, fragments, names, emit)
     if documents.accepted:
         # which files embed which document is not recorded: an edit rebuild would miss them
@@ -167,7 +166,7 @@ def _compile_split(
     files.update(_package_wide(python_units(plan), every))
     result = _result(Diagnostics(), found, ignored)
     result.sources = half.read.sources + theirs.sources
-    records = {rel: module_document(p) for rel, p in half.builder.parts.items()}
+    records = {rel: module_document(p) for rel, p in parts_of(half.plan).items()}
     records.update(theirs.documents)
     result = _finish(
         result, plan, half.program, records, files, fragments, theirs.names, emit

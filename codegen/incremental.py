@@ -21,154 +21,38 @@ any diagnostic at all (so that every message is the one a full compile gives), a
 from __future__ import annotations
 
 import hashlib
-import json
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
-
-import orjson
 
 from .backends.python import ambiguous_names, python_units, subpackage_inits
 from .backends.schemas import ExportSpans, dump_json, respliced_export, tool_fragment
 from .cache import OutFiles, Previous
 from .compile_result import CompileResult
 from .config import EMIT_CHOICES
-from .diagnostics import Diagnostics, SpecError
+from .diagnostics import Diagnostics
 from .formatting import format_all
-from .frontends import route
-from .ir import SpecModule
-from .passes.build_plan import ModuleParts, PlanBuilder, module_path, reused_module
-from .passes.bundle import bundler_for, entity_ids
-from .passes.check_schemas import check_schemas
-from .passes.resolve import Program, apply_prefixes, build_namespace
+from .module_parts import (
+    MALFORMED,
+    ModuleParts,
+    Order,
+    Unusable,
+    clashes,
+    init_key,
+    module_document,
+    outline,
+    parts_document,
+    parts_of,
+    read_module,
+    reused_module,
+    texts,
+)
+from .passes.build_plan import PlanBuilder
+from .split import read_half
 from .plan import PackagePlan, ToolPlan
-from .remotes import RemoteDocuments
-from .sources import load_source
 from .writer import MANIFEST, WriteError, case_collisions
 from toolspec_runtime import exports
-
-Order = list[
-    tuple[str, str]
-]  # every spec file (relative) and the sha256 of its bytes, in build order
-
-
-class Unusable(Exception):
-    """The record cannot be used for this rebuild."""
-
-
-def init_key(plan: PackagePlan) -> str:
-    """A digest of what the package `__init__` is made of (`backends/python.py: _render_init`): each module's
-    name, whether it has tools, and what it exports; each tool's name and config model; the agents.
-    """
-    document = [
-        [[m.dotted, bool(m.tools), m.exported_names()] for m in plan.modules],
-        sorted([t.name, t.config_model or ""] for t in plan.tools),
-        [[a.name, a.description, list(a.tools), a.metadata] for a in plan.agents],
-    ]
-    try:
-        text = orjson.dumps(document)  # a fifth of json's time for 10,000 modules
-    except orjson.JSONEncodeError:
-        # a lone surrogate, a key that is no string: json takes them
-        text = json.dumps(document, separators=(",", ":")).encode("ascii")
-    return hashlib.sha256(text).hexdigest()
-
-
-def parts_document(
-    order: Order, modules: Mapping[str, Any], spans: ExportSpans, init: str
-) -> dict[str, Any]:
-    """What a build leaves in its record for the next one (plain JSON): `modules`, each spec file's
-    `module_document`; `init`, the `init_key` of the plan."""
-    return {
-        "init": init,
-        "order": [list(entry) for entry in order],
-        "modules": modules,
-        "exports": {
-            flavour: {tool: list(span) for tool, span in tools.items()}
-            for flavour, tools in spans.items()
-        },
-    }
-
-
-def module_document(parts: ModuleParts) -> dict[str, Any]:
-    if parts.document is not None:
-        return parts.document  # type: ignore[no-any-return]
-    return {
-        "dotted": parts.dotted,
-        "path": parts.path,
-        "entities": [list(entity) for entity in parts.entities],
-        "deps": sorted(parts.deps),
-        "exported": parts.exported,
-        "models": parts.models,
-        "tools": [list(tool) for tool in parts.tools],
-        "resources": parts.resources,
-        "native": parts.native,
-        "text": parts.text,
-    }
-
-
-def _text(value: Any) -> str:
-    if type(value) is not str:
-        raise Unusable
-    return value
-
-
-def _texts(value: Any) -> list[str]:
-    if type(value) is not list or not all(type(item) is str for item in value):
-        raise Unusable
-    return list(value)
-
-
-# What reading a record's entry that is not as a build writes it raises (besides Unusable).
-_MALFORMED = (KeyError, TypeError, ValueError, AttributeError)
-
-
-def read_module(rel: str, doc: Any) -> ModuleParts:
-    """A file's entry of the record, checked as it is read; Unusable when it is not as a build writes it."""
-    try:
-        if type(doc) is not dict:
-            raise Unusable
-        parts = ModuleParts(_text(doc["dotted"]), _text(doc["path"]))
-        if parts.path != "/".join(module_path(rel)) + ".py":
-            raise Unusable
-        parts.entities = [(_text(name), _text(cls)) for name, cls in doc["entities"]]
-        parts.deps = set(_texts(doc["deps"]))
-        parts.exported = _texts(doc["exported"])
-        parts.models = _texts(doc["models"])
-        for name, func, config, sql in doc["tools"]:
-            if sql is not False or not (config is None or type(config) is str):
-                raise Unusable  # a SQL tool is never reused (JSON specs have none)
-            parts.tools.append((_text(name), _text(func), config, False))
-        if doc["resources"] is not False:
-            raise Unusable
-        parts.native = _texts(doc["native"])
-        parts.text = _texts(doc["text"])
-    except _MALFORMED as exc:
-        raise Unusable from exc
-    parts.document = doc
-    return parts
-
-
-def _outline(doc: Any) -> tuple[Order, dict[str, Any], ExportSpans, str]:
-    """The parts of a record, checked entry by entry but for the module entries (`read_module` reads one
-    when it is needed); Unusable when anything is not as a build writes it."""
-    try:
-        init = _text(doc["init"])
-        order = [(_text(rel), _text(sha)) for rel, sha in doc["order"]]
-        modules = doc["modules"]
-        if type(modules) is not dict or [rel for rel, _ in order] != list(modules):
-            raise Unusable
-        spans: ExportSpans = {}
-        for flavour in exports.EXPORT_FILES:
-            spans[flavour] = {}
-            for tool, (name, start, end) in doc["exports"][flavour].items():
-                if not (type(start) is int and type(end) is int and 0 <= start <= end):
-                    raise Unusable
-                spans[flavour][_text(tool)] = (_text(name), start, end)
-    except _MALFORMED as exc:
-        raise Unusable from exc
-    return order, modules, spans, init
 
 
 def compile_changed(
@@ -183,7 +67,7 @@ def compile_changed(
     if not all(rel.endswith(".json") for rel, _ in now):
         return None
     try:
-        order, documents, spans, init = _outline(record.parts_document())
+        order, documents, spans, init = outline(record.parts_document())
         before = dict(order)
         changed = {rel for rel, sha in now if before.get(rel) != sha}
         gone = before.keys() - dict(now).keys()
@@ -191,25 +75,28 @@ def compile_changed(
         dirty = changed | {
             rel
             for rel, doc in documents.items()
-            if rel not in gone and not touched.isdisjoint(_texts(doc["deps"]))
+            if rel not in gone and not touched.isdisjoint(texts(doc["deps"]))
         }
         # Files defining entities are read again too, for the documents embedding their entities; unless a
         # change reaches them they keep their outputs (the record says which of their models are native).
         entity_files = {rel for rel, doc in documents.items() if doc["entities"]} - gone
         kept = {rel: read_module(rel, documents[rel]) for rel in entity_files - dirty}
-    except (*_MALFORMED, Unusable):
+    except (*MALFORMED, Unusable):
         return None
-    diags = Diagnostics()
-    program = _namespace(previous, dirty | entity_files, prefixes, diags)
-    if program is None or len(diags):
-        return None  # a full compile reports the problem
-    builder = PlanBuilder(program, diags, kept)
-    plan = builder.build()
+    read = dirty | entity_files
+    found = [
+        (Path(shown), Path(rel)) for shown, rel, _ in previous.sources if rel in read
+    ]
+    half = read_half(found, prefixes, {})  # (the record is off with a ref-map)
+    if half is None or half[0].sources != [s for s in previous.sources if s[1] in read]:
+        return None  # a full compile reports the problem (or a file changed since it was scanned)
+    program, diags = half[1], Diagnostics()
+    plan = PlanBuilder(program, diags, kept).build()
     if len(diags):
         return None
     try:
-        return _Rebuild(previous, now, documents, spans, init).result(plan, builder)
-    except (*_MALFORMED, Unusable):
+        return _Rebuild(previous, now, documents, spans, init).result(plan)
+    except (*MALFORMED, Unusable):
         return None
 
 
@@ -230,8 +117,8 @@ class _Rebuild:
         self.out: OutFiles = previous.out
         self.kept: dict[str, tuple[str, int]] = {}
 
-    def result(self, plan: PackagePlan, builder: PlanBuilder) -> CompileResult | None:
-        planned = builder.parts
+    def result(self, plan: PackagePlan) -> CompileResult | None:
+        planned = parts_of(plan)
         fresh_modules = {parts.dotted for parts in planned.values()}
         fresh = [tool for tool in plan.tools if tool.module in fresh_modules]
         same_files = [rel for rel, _ in self.now] == list(self.documents)
@@ -372,61 +259,12 @@ def _whole(
     plan: PackagePlan, every: Mapping[str, ModuleParts], order: list[str]
 ) -> PackagePlan | None:
     """The plan of the whole package, the files not compiled again as reused modules; None when a name the
-    package must hold once (a module, a tool, an entity, an entity's class, a tool's method) is defined by two
-    files, or a name two modules define would need a warning."""
+    package holds once is defined by two files, or a name two modules define would need a warning.
+    """
     planned = {module.source_display: module for module in plan.modules}
     modules = [planned.get(rel) or reused_module(rel, every[rel]) for rel in order]
     whole = replace(plan, modules=modules, tools=[t for m in modules for t in m.tools])
-    names = Counter(("module", m.dotted) for m in modules)
-    for parts in every.values():
-        names.update(("name", entity) for entity, _ in parts.entities)
-        names.update(("class", cls) for _, cls in parts.entities)
-    names.update(("name", t.name) for t in whole.tools)  # one namespace (resolve.py)
-    names.update(("method", t.func) for t in whole.tools)
-    folders = {
-        m.dotted.rsplit(".", depth)[0]
-        for m in modules
-        for depth in range(1, m.dotted.count(".") + 1)
-    }
-    if max(names.values(), default=0) > 1 or any(
-        ("module", f) in names for f in folders
-    ):
-        return None
-    return None if ambiguous_names(whole) else whole
-
-
-def _namespace(
-    previous: Previous, read: set[str], prefixes: Mapping[Path, str], diags: Diagnostics
-) -> Program | None:
-    """The namespace of the spec files `read`, read and checked again; None when one cannot be read as it
-    was scanned."""
-    parsed: list[SpecModule] = []
-    for display, rel, sha in previous.sources:
-        if rel not in read:
-            continue
-        source = load_source(Path(display), Path(rel), diags)
-        front_end = route(Path(display))
-        if source is None or front_end is None:
-            return None
-        if _sha(source.text) != sha:
-            return None  # changed since it was scanned
-        try:
-            parsed.append(front_end(source, diags))
-        except (SpecError, RecursionError):
-            return None
-    parsed = apply_prefixes(parsed, prefixes)
-    dropped: list[Any] = []
-    parsed = check_schemas(parsed, diags, dropped=dropped)
-    if dropped or len(diags):
-        return None
-    program = build_namespace(parsed, diags)
-    if entity_ids(program.entities):
-        return (
-            None  # who refers to an entity by its `$id` is not recorded: a full compile
-        )
-    # as in a full compile (the rebuild record is off with a ref-map, so no remote document is mapped)
-    program.bundler = bundler_for(program, RemoteDocuments({}, diags).fetch, diags)
-    return program
+    return None if clashes(every.values()) or ambiguous_names(whole) else whole
 
 
 def _sha(text: str) -> str:

@@ -203,6 +203,9 @@ class ModulePlan:
         default_factory=list
     )  # class names of entity models defined here
     resources: list[ResourcePlan] = field(default_factory=list)
+    deps: set[str] = field(
+        default_factory=set
+    )  # spec files (relative) whose entities it uses
 
     def exported_names(self) -> list[str]:
         names = [m.class_name for m in self.models]

@@ -22,10 +22,17 @@ from .backends.python import ambiguous_names, python_units
 from .backends.schemas import ExportNames, Fragments, export_names, tool_files
 from .diagnostics import Diagnostics
 from .formatting import format_all
-from .incremental import Unusable, module_document, read_module
+from .module_parts import (
+    Unusable,
+    clashes,
+    module_document,
+    parts_of,
+    read_module,
+    reused_module,
+)
 from .parallel import in_background, worth_forking
-from .passes.build_plan import PlanBuilder, module_path, reused_module
-from .passes.bundle import bundler_for
+from .passes.build_plan import PlanBuilder
+from .passes.bundle import bundler_for, entity_ids
 from .passes.check_schemas import check_schemas
 from .passes.resolve import Program, apply_prefixes, build_namespace
 from .plan import PackagePlan
@@ -106,8 +113,28 @@ class Half:
 
     read: ReadSpecs
     program: Program
-    builder: PlanBuilder
     plan: PackagePlan
+
+
+def read_half(
+    files: Found, prefixes: Mapping[Path, str], ref_map: Mapping[str, Path]
+) -> tuple[ReadSpecs, Program] | None:
+    """Read and check the JSON spec files `files` on their own, into one namespace; None at any diagnostic,
+    or where what a file refers to only a compile of every file knows (one process then compiles them all).
+    """
+    diags = Diagnostics()
+    read = read_specs(files, diags)
+    dropped: list[Any] = []
+    modules = check_schemas(
+        apply_prefixes(read.modules, prefixes), diags, dropped=dropped
+    )
+    if len(diags) or dropped or read.deferred or len(read.sources) != len(files):
+        return None  # (a file that may be a JSON Schema document a spec refers to: one process decides)
+    program = build_namespace(modules, diags)
+    if len(diags) or entity_ids(program.entities):
+        return None  # (who refers to an entity by its `$id` is not recorded)
+    program.bundler = bundler_for(program, RemoteDocuments(ref_map, diags).fetch, diags)
+    return read, program
 
 
 def plan_half(
@@ -115,19 +142,12 @@ def plan_half(
 ) -> Half | None:
     """Read, check and plan the spec files `files` on their own; None at any diagnostic (one process then
     compiles everything, and reports it)."""
+    found = read_half(files, prefixes, ref_map)
+    if found is None:
+        return None
     diags = Diagnostics()
-    read = read_specs(files, diags)
-    dropped: list[Any] = []
-    modules = check_schemas(
-        apply_prefixes(read.modules, prefixes), diags, dropped=dropped
-    )
-    if len(diags) or dropped or read.deferred:
-        return None  # (a file that may be a JSON Schema document a spec refers to: one process decides)
-    program = build_namespace(modules, diags)
-    program.bundler = bundler_for(program, RemoteDocuments(ref_map, diags).fetch, diags)
-    builder = PlanBuilder(program, diags)
-    plan = builder.build()
-    return None if len(diags) else Half(read, program, builder, plan)
+    plan = PlanBuilder(found[1], diags).build()
+    return None if len(diags) else Half(*found, plan)
 
 
 def render_half(
@@ -157,7 +177,7 @@ def _theirs(
         return None
     own = {rel.as_posix() for _, rel in theirs}
     names = export_names(_tool_names(half.program, own))
-    parts = {rel: half.builder.parts[rel] for rel in own}
+    parts = {rel: p for rel, p in parts_of(half.plan).items() if rel in own}
     rendered, fragments = render_half(
         half.plan, {part.dotted for part in parts.values()}, names
     )
@@ -197,22 +217,22 @@ def finish(
         return None
     files, fragments, documents, sources, their_names = theirs
     rels = split.their_rels
-    ours = [rel.as_posix() for _, rel in split.ours]
     try:
-        modules = [reused_module(rel, read_module(rel, documents[rel])) for rel in rels]
+        parts = [read_module(rel, documents[rel]) for rel in rels]
         entries = [(str(display), str(rel), str(sha)) for display, rel, sha in sources]
     except (Unusable, KeyError, TypeError, ValueError):
         return None
-    plan.modules.extend(modules)
-    their_tools = [tool for module in modules for tool in module.tools]
+    ours = parts_of(plan)
+    plan.modules.extend(reused_module(rel, p) for rel, p in zip(rels, parts))
+    their_tools = [
+        tool for module in plan.modules[-len(rels) :] for tool in module.tools
+    ]
     plan.tools.extend(their_tools)
     every = export_names(
         _tool_names(program, set(ours)) + [tool.name for tool in their_tools]
     )
     if (
-        _modules_collide(ours + rels)
-        or _twice([t.name for t in plan.tools])
-        or _twice([t.func for t in plan.tools])
+        clashes([*ours.values(), *parts])
         or ambiguous_names(plan)
         or every
         != _merged(names, their_names)  # two names cut alike to an API's length
@@ -222,22 +242,6 @@ def finish(
     return Joined(files, fragments, entries, every, dict(documents))
 
 
-def _twice(names: list[str]) -> bool:
-    return len(set(names)) != len(names)
-
-
 def _merged(ours: ExportNames, theirs: ExportNames) -> ExportNames:
     """Both halves' exported names, as one `export_names` of every tool orders them."""
     return {flavour: {**ours[flavour], **theirs.get(flavour, {})} for flavour in ours}
-
-
-def _modules_collide(rels: list[str]) -> bool:
-    """Whether two spec files make the same module, or one's module is the other's folder (`PlanBuilder` reports
-    it)."""
-    modules = [".".join(module_path(rel)) for rel in rels]
-    packages = {
-        module.rsplit(".", depth)[0]
-        for module in modules
-        for depth in range(1, module.count(".") + 1)
-    }
-    return len(set(modules)) != len(modules) or bool(packages & set(modules))

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codegen import cache, cli, compiler, incremental
+from codegen import cache, cli, compiler, incremental, module_parts
 
 
 def _tool(
@@ -316,8 +316,10 @@ def test_the_record_of_a_build_says_what_each_file_left(project: Path) -> None:
     path = cache.record_path(project / "out")
     assert path is not None
     parts = json.loads(json.loads(path.read_text())["parts"])  # JSON text in the record
-    order, documents, _, _ = incremental._outline(parts)
-    modules = {rel: incremental.read_module(rel, doc) for rel, doc in documents.items()}
+    order, documents, _, _ = module_parts.outline(parts)
+    modules = {
+        rel: module_parts.read_module(rel, doc) for rel, doc in documents.items()
+    }
     assert modules["entities/User.schema.json"].entities == [("User", "User")]
     assert [rel for rel, _ in order] == [
         "alpha.json",

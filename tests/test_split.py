@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from codegen import compiler, parallel, split
+from codegen import compiler, module_parts, parallel, split
+from codegen.module_parts import ModuleParts
+from codegen.passes.naming import module_path
 from codegen.compile_result import CompileResult
 
 
@@ -220,4 +222,9 @@ def test_a_module_of_one_half_named_as_a_folder_of_the_other_is_reported(
 def test_modules_of_both_halves_are_checked_for_collisions(
     rels: list[str], collide: bool
 ) -> None:
-    assert split._modules_collide(rels) is collide
+    assert (
+        module_parts.clashes(
+            ModuleParts(".".join(module_path(rel)), "") for rel in rels
+        )
+        is collide
+    )

@@ -259,7 +259,7 @@ def resource_plan(
     doc = builder.documents.build(resource.input_schema, spec)
     const = builder.constants.claim(constant_name(base) + "_ARGS_SCHEMA")
     cls = builder.classes.claim(class_name(resource.name) + "Args")
-    builder._typer(doc, const, plan).root_model(
+    builder.typer(doc, const, plan).root_model(
         cls,
         f"Arguments of the resource `{resource.name}`: the parameters of its path.",
         force_object=True,

@@ -175,6 +175,20 @@ def module_name(stem: str) -> str:
     return _unreserved(_identifier(snake(stem), "spec"), RESERVED_MODULE_NAMES)
 
 
+_SPEC_SUFFIXES = (".schema.json", ".json", ".gram", ".yaml", ".yml", ".sql")
+
+
+def module_path(rel: str) -> list[str]:
+    """`billing/Orders.schema.json` -> ['billing', 'orders']: the generated module mirroring a spec file (its
+    path below its root, as discovery gives it: POSIX, normalised)."""
+    *folders, name = rel.split("/")
+    for suffix in _SPEC_SUFFIXES:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return [module_name(part) for part in folders] + [module_name(name)]
+
+
 def constant_name(python_name: str) -> str:
     name = python_name.upper().strip("_") or "VALUE"
     return f"VALUE_{name}" if name[0].isdigit() else name  # (`31_M` is no name)

@@ -10,7 +10,7 @@ the schema rejects; accepting less is fine (the interpreter then decides). Anyth
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Set
+from collections.abc import Callable, Hashable, Mapping, Set
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, TypeVar
