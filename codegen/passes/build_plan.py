@@ -27,7 +27,9 @@ from ..module_parts import ModuleParts, reused_module
 class _Uses(dict[str, str]):
     """Entity name -> class, noting which entities' classes a module asked for (it imports them)."""
 
-    asked: set[str] = set()  # (set afresh for each module planned)
+    def __init__(self, classes: dict[str, str]) -> None:
+        super().__init__(classes)
+        self.asked: set[str] = set()  # (set afresh for each module planned)
 
     def __getitem__(self, name: str) -> str:
         cls = super().__getitem__(name)
