@@ -434,7 +434,7 @@ def _report(args: argparse.Namespace, tmp: Path) -> None:
         print(peer_row(1000, times))
         peer = ratios(times)
     if args.datamodel_codegen or args.large:
-        print("\nissue #12's targets, on this run's figures:")
+        print("\nissue #12's and #28's targets, on this run's figures:")
         for target, met in targets(rows, peer):
             print(f"  {'met' if met else 'MISSED':>6}  {target}")
 
@@ -474,6 +474,32 @@ def targets(
         found.append(
             (f"10,000 tools <= 10x the time of 1,000: {scale:.1f}x", scale <= 10)
         )
+    # issue #28 (names per file): the speed of 0.2.0's replaying rebuilds, kept
+    if peer is not None:
+        found.append(
+            (
+                f"#28: 1,000 tools >= 14x dmcg with black + isort: {peer[0]:.2f}x",
+                peer[0] >= 14,
+            )
+        )
+        found.append(
+            (
+                f"#28: 1,000 tools >= 4.6x dmcg, builtin formatter: {peer[1]:.2f}x",
+                peer[1] >= 4.6,
+            )
+        )
+    for each in rows:
+        if each["tools"] == 10_000:
+            one = 100 * each["one"] / each["first"]
+            found.append((f"#28: 10,000 tools: one edit <= 7%: {one:.1f}%", one <= 7))
+        if each["tools"] == 1000:
+            noop = each["noop_process"]
+            found.append(
+                (
+                    f"#28: 1,000 tools: a no-op process <= 40 ms: {1000 * noop:.0f} ms",
+                    noop <= 0.040,
+                )
+            )
     return found
 
 
