@@ -108,6 +108,56 @@ def codegen_digest() -> str:
     return h.hexdigest()
 
 
+def codegen_paths() -> list[str]:
+    """Every file and folder `codegen_digest` looks at (by absolute path), for `quick.py`."""
+    found = []
+    for name in _LIBRARIES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin:
+            found.append(spec.origin)
+    runtime = importlib.util.find_spec("toolspec_runtime")
+    assert runtime is not None and runtime.origin is not None
+    for root in (Path(__file__).resolve().parent, Path(runtime.origin).parent):
+        found += _paths_under(str(root))
+    for name in ("templates", "grammars"):
+        found += _paths_under(str(data_dir(name)))
+    return found
+
+
+def _paths_under(root: str) -> list[str]:
+    found = [root]
+    for folder, folders, files in os.walk(root):
+        folders[:] = [name for name in folders if name != "__pycache__"]
+        found += [os.path.join(folder, name) for name in (*folders, *files)]
+    return found
+
+
+def vouched_stamps(previous: Previous, out: Path) -> dict[str, list[int] | None] | None:
+    """The spec files and OUT's files of a no-op, by absolute path, with their stamps as `quick.py` takes them:
+    each vouched for by its stamp, or read and hashed by this process and settled since (`quick.settled`); None
+    when one is neither."""
+    from . import quick
+
+    found: dict[str, list[int] | None] = {}
+    known = previous.spec_stamps
+    paths = [(display, known.get(display)) for display, _, _ in previous.sources]
+    paths += [
+        (os.path.join(out, rel), previous.out.stamped.get(rel))
+        for rel in previous.record.files
+    ]
+    for path, stamp in paths:
+        try:
+            info = os.lstat(path)
+        except OSError:
+            return None
+        if (
+            stamp is None or stamp[: len(_STAMP)] != _stamp(info)
+        ) and not quick.settled(info):
+            return None
+        found[os.path.abspath(path)] = quick.stamp_of(info)
+    return found
+
+
 def _files_under(root: str, rel: str = "") -> list[tuple[str, os.stat_result]]:
     """(path relative to `root`, with `/`; its stat) of every file under `root` but bytecode caches, in the
     order of the relative paths (os.scandir, not pathlib: this runs on every no-op rebuild).

@@ -7,6 +7,7 @@ Exit status: 0 success; 1 errors in the specs or `--check` found OUT out of date
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -159,6 +160,7 @@ def _shown(path: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     config_diags = Diagnostics()
     settings = _settings(args, config_diags)
     if settings is None:
@@ -210,7 +212,7 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
         if previous.spec_stamps != previous.record.spec_stamps:
             # spec files stamped for the first time (or no longer): the next scan need not read them
             cache.store(out, replace(previous.record, spec_stamps=previous.spec_stamps))
-        return _up_to_date(out, previous.record, previous.read, previous.ignored, args)
+        return _up_to_date(settings, previous, args)
     from .compiler import compile_specs  # not imported at all when nothing changed
 
     result = compile_specs(
@@ -287,28 +289,50 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _up_to_date(
-    out: Path,
-    record: cache.Record,
-    read: list[str],
-    ignored: list[str],
-    args: argparse.Namespace,
+    settings: Settings, previous: cache.Previous, args: argparse.Namespace
 ) -> int:
-    """Nothing changed since the recorded build and OUT still holds what it wrote: report that build again."""
-    if not args.quiet:
-        for line in record.lines(args.verbose):
-            print(line, file=sys.stderr)
+    """Nothing changed since the recorded build and OUT still holds what it wrote: report that build again
+    (and note the files this rested on, so that the same command can tell it sooner: quick.py).
+    """
+    assert settings.output is not None
+    out, record, read = _shown(settings.output), previous.record, previous.read
+    stdout: list[str] = []
+    stderr: list[str] = [] if args.quiet else record.lines(args.verbose)
     if args.verbose:
-        for path in read:
-            print(f"read {path}")
-        for path in ignored:
-            print(f"ignored {path}")
-        print("nothing changed since the last build (codegen's rebuild record)")
+        stdout += [f"read {path}" for path in read]
+        stdout += [f"ignored {path}" for path in previous.ignored]
+        stdout.append("nothing changed since the last build (codegen's rebuild record)")
     if not args.quiet:
         noted = f", {record.warnings} warning(s)" if record.warnings else ""
         unchanged = sum(1 for rel in record.files if rel != MANIFEST)
-        print(
+        stdout.append(
             f"codegen: {len(read)} spec file(s), {record.tools} tool(s){noted} -> {out} "
             f"(0 written, {unchanged} unchanged, 0 deleted)"
+        )
+    for line in stderr:
+        print(line, file=sys.stderr)
+    for line in stdout:
+        print(line)
+    vouched = cache.vouched_stamps(previous, out)
+    if vouched is not None and args.argv is not None:
+        from . import quick
+
+        cwd = Path.cwd()
+        # where settings could come from: each must stay as it is, or absent
+        pyprojects = [str(folder / "pyproject.toml") for folder in (cwd, *cwd.parents)]
+        folders = [path for path in pyprojects if os.path.lexists(path)]
+        vouched.update({path: None for path in pyprojects if path not in folders})
+        for spec in settings.specs:
+            if spec.is_dir():
+                folders += cache._paths_under(str(spec.resolve()))
+        folders += cache.codegen_paths()
+        quick.save(
+            args.argv,
+            os.fsdecode(settings.output),
+            vouched,
+            folders,
+            "".join(f"{line}\n" for line in stdout),
+            "".join(f"{line}\n" for line in stderr),
         )
     return 0
 

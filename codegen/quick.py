@@ -1,0 +1,176 @@
+"""A no-op build decided before codegen imports anything else: the stamps of every file it depends on.
+
+A no-op (`cli._up_to_date`) costs a process mostly its imports (argparse, dataclasses, pathlib, the settings
+and the record's readers) and the digests it checks. When one has just found nothing to do, it leaves beside its
+rebuild record the command line, the working folder and the interpreter it ran with, what it printed, and the
+stamp (`lstat`: type, device, inode, size, modification and change times) of every file and folder the decision
+rested on: the spec files and every folder under the specs (a file added or removed changes its folder's times),
+OUT's files, codegen's own files and those of the libraries it renders with, and each `pyproject.toml` the
+settings could come from (or that there is none). The next command with the same line, in the same folder,
+finds every stamp as it was and prints the same lines, having imported `os`, `sys` and `hashlib`.
+
+A stamp only stands for what was checked if nothing could change unseen in the same tick of the file system's
+clock: files are stamped as the no-op vouched for them (the rebuild record's rules), and folders and codegen's
+files only when their change time is a second before this process started. Anything else (another flag, a
+missing or unreadable record, a stamp that differs) means the ordinary command runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import time
+
+_STARTED = time.time_ns()
+FORMAT = 1
+_MAX_BYTES = 64 * 1024 * 1024
+_SETTLED_NS = 1_000_000_000  # a folder changed less than this before the start may change within its tick
+
+
+def _command(argv: list[str]) -> tuple[list[str], str, bool] | None:
+    """The spec paths, OUT and whether quiet, for `SPECS... -o OUT [-q]` alone; None for anything else."""
+    specs, out, quiet, rest = [], None, False, iter(argv)
+    for arg in rest:
+        if arg in ("-o", "--output"):
+            out = next(rest, None)
+            if out is None:
+                return None
+        elif arg in ("-q", "--quiet"):
+            quiet = True
+        elif arg.startswith("-") or not arg:
+            return None
+        else:
+            specs.append(arg)
+    return (specs, out, quiet) if specs and out else None
+
+
+def _record_file(out: str) -> str | None:
+    """Beside OUT's rebuild record (`cache.record_path`), from the environment alone."""
+    root = os.environ.get("CODEGEN_CACHE_DIR")
+    if not root:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        if xdg and os.path.isabs(xdg):
+            root = os.path.join(xdg, "codegen")
+        else:
+            home = os.path.expanduser("~")
+            if home == "~":
+                return None
+            root = os.path.join(home, ".cache", "codegen")
+    key = hashlib.sha256(os.fsencode(os.path.realpath(out))).hexdigest()
+    return os.path.join(root, "rebuild", f"{key}.quick")
+
+
+def stamp_of(info: os.stat_result) -> list[int]:
+    return [
+        info.st_mode,
+        info.st_dev,
+        info.st_ino,
+        info.st_size,
+        info.st_mtime_ns,
+        info.st_ctime_ns,
+    ]
+
+
+def settled(info: os.stat_result) -> bool:
+    """Whether a file or folder last changed a second before this process started: whatever this process
+    found in it, a later change moves its change time on."""
+    return info.st_ctime_ns < _STARTED - _SETTLED_NS
+
+
+def _stamp(path: str) -> list[int] | None:
+    try:
+        return stamp_of(os.lstat(path))
+    except FileNotFoundError:
+        return None
+
+
+def _context(argv: list[str]) -> list[str]:
+    return [*argv, "\0", os.getcwd(), sys.executable, sys.version]
+
+
+def _dump(fields: list[str]) -> bytes:
+    """Length-prefixed fields (`5:hello`): read back by slicing, with nothing to import (orjson and json
+    each cost a no-op more than the rest of this module)."""
+    return "".join(f"{len(field)}:{field}" for field in fields).encode(
+        "utf-8", "surrogateescape"
+    )
+
+
+def _load(data: bytes) -> list[str]:
+    text, fields, at = data.decode("utf-8", "surrogateescape"), [], 0
+    while at < len(text):
+        colon = text.index(":", at, at + 20)
+        end = colon + 1 + int(text[at:colon])
+        if end > len(text):
+            raise ValueError("a field past the end")
+        fields.append(text[colon + 1 : end])
+        at = end
+    return fields
+
+
+def _stamp_text(stamp: list[int] | None) -> str:
+    return "-" if stamp is None else ",".join(map(str, stamp))
+
+
+def up_to_date(argv: list[str]) -> bool:
+    """Whether the command `argv` is a no-op a no-op before it recorded; if so, its output is printed again."""
+    command = _command(argv)
+    path = command and _record_file(command[1])
+    if not path:
+        return False
+    try:
+        with open(path, "rb") as handle:
+            fields = _load(handle.read(_MAX_BYTES + 1))
+        context = _context(argv)
+        if fields[: len(context) + 1] != [str(FORMAT), *context]:
+            return False
+        stdout, stderr, *stamps = fields[len(context) + 1 :]
+        if len(stamps) % 2:
+            return False
+        for at in range(0, len(stamps), 2):
+            if _stamp_text(_stamp(stamps[at])) != stamps[at + 1]:
+                return False
+    except (OSError, ValueError):
+        return False
+    sys.stderr.write(stderr)
+    sys.stdout.write(stdout)
+    return True
+
+
+def save(
+    argv: list[str],
+    out: str,
+    vouched: dict[str, list[int] | None],
+    folders: list[str],
+    stdout: str,
+    stderr: str,
+) -> None:
+    """Record a no-op of the command `argv` (see the module's doc): `vouched`, the files whose stamps the no-op
+    vouched for (by path: their stamp as this module takes it, None for a file that must stay absent);
+    `folders`, the folders and codegen's files, stamped when they have settled. Best effort: a cache that
+    cannot be written is no reason to stop."""
+    path = _command(argv) and _record_file(out)
+    if not path:
+        return
+    stamps: list[str] = []
+    for name, stamp in vouched.items():
+        if _stamp(name) != stamp:
+            return  # changed since it was vouched for
+        stamps += [name, _stamp_text(stamp)]
+    for name in folders:
+        try:
+            info = os.lstat(name)
+        except OSError:
+            return
+        if not settled(info):
+            return
+        stamps += [name, _stamp_text(stamp_of(info))]
+    try:
+        data = _dump([str(FORMAT), *_context(argv), stdout, stderr, *stamps])
+        temporary = f"{path}.{os.getpid()}.tmp"
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+    except (OSError, UnicodeError):
+        return

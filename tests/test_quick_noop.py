@@ -1,0 +1,122 @@
+"""A no-op told by stamps alone (codegen/quick.py): the same command again, with every file it rested on as it
+was, prints what the no-op printed without importing the compiler; any change to what could change the result
+means the ordinary command runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from codegen import cli, quick
+
+ARGV = ["specs", "-o", "out"]
+
+
+def _tool(name: str, description: str = "A tool.") -> dict[str, object]:
+    return {
+        "name": name,
+        "description": description,
+        "parameters": {"type": "object", "properties": {"x": {"type": "integer"}}},
+    }
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CODEGEN_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "specs" / "sub").mkdir(parents=True)
+    (tmp_path / "specs" / "a.json").write_text(json.dumps([_tool("a")]))
+    (tmp_path / "specs" / "sub" / "b.json").write_text(json.dumps([_tool("b")]))
+    return tmp_path
+
+
+@pytest.fixture
+def settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file counts as settled (as if this process had started a while after the last change)."""
+    monkeypatch.setattr(quick, "_STARTED", time.time_ns() + 10**12)
+
+
+def _recorded(capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
+    """Build, then a no-op (which records); what the no-op printed."""
+    assert cli.main(ARGV) == 0
+    capsys.readouterr()
+    assert cli.main(ARGV) == 0
+    printed = capsys.readouterr()
+    return printed.out, printed.err
+
+
+def test_the_same_command_after_a_no_op_prints_the_same_from_stamps(
+    project: Path, settled: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, err = _recorded(capsys)
+    assert "0 written" in out
+    assert quick.up_to_date(ARGV)
+    assert capsys.readouterr() == (out, err)
+    assert not quick.up_to_date([*ARGV, "-q"])  # another command line
+    assert not quick.up_to_date([*ARGV, "--check"])  # not the simple form at all
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "edit a spec",
+        "touch a spec",
+        "add a spec in a subfolder",
+        "remove a spec",
+        "edit an output",
+        "add a pyproject",
+        "remove the record",
+    ],
+)
+def test_anything_that_could_change_the_result_means_the_ordinary_command(
+    project: Path, settled: None, capsys: pytest.CaptureFixture[str], change: str
+) -> None:
+    _recorded(capsys)
+    assert quick.up_to_date(ARGV)
+    time.sleep(0.01)
+    if change == "edit a spec":
+        (project / "specs" / "a.json").write_text(json.dumps([_tool("a", "Edited.")]))
+    elif change == "touch a spec":
+        os.utime(project / "specs" / "a.json")
+    elif change == "add a spec in a subfolder":
+        (project / "specs" / "sub" / "c.json").write_text(json.dumps([_tool("c")]))
+    elif change == "remove a spec":
+        (project / "specs" / "sub" / "b.json").unlink()
+    elif change == "edit an output":
+        (project / "out" / "a.py").write_text("print('hello')\n")
+    elif change == "add a pyproject":
+        (project / "pyproject.toml").write_text("[tool.codegen]\nstrict = true\n")
+    else:
+        for record in (project / "cache" / "rebuild").iterdir():
+            record.unlink()
+    assert not quick.up_to_date(ARGV)
+
+
+def test_files_that_have_not_settled_are_not_taken_on_their_stamps(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Folders and files vouched for by their hash, changed within a second of the no-op: no quick record."""
+    _recorded(capsys)
+    assert not quick.up_to_date(ARGV)
+
+
+def test_a_no_op_process_after_a_no_op_imports_no_compiler(project: Path) -> None:
+    command = [sys.executable, "-X", "importtime", "-m", "codegen", *ARGV]
+    env = {**os.environ, "CODEGEN_CACHE_DIR": str(project / "cache")}
+    assert subprocess.run(command, env=env, capture_output=True).returncode == 0
+    time.sleep(1.2)  # everything settles
+    runs = [
+        subprocess.run(command, env=env, capture_output=True, text=True)
+        for _ in range(2)
+    ]
+    assert [run.returncode for run in runs] == [0, 0]
+    assert runs[0].stdout == runs[1].stdout and "0 written" in runs[1].stdout
+    assert "codegen.cli" in runs[0].stderr  # the ordinary no-op, which records
+    assert "codegen.cli" not in runs[1].stderr and "codegen.quick" in runs[1].stderr
