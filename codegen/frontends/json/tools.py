@@ -97,24 +97,24 @@ def check_dialect(schema: Any, diags: Diagnostics) -> bool:
 
 def load_tool_file(source: SourceFile, diags: Diagnostics) -> SpecModule:
     doc = parse_json(source, diags)
-    entries: list[Any]
-    if isinstance(doc, JArray):
-        entries = list(doc)
-    elif (
-        isinstance(doc, JObject)
-        and isinstance(doc.get("tools"), JArray)
-        and not _looks_like_tool(doc)
-    ):
-        entries = list(doc["tools"])  # an MCP tools/list result
-    else:
-        entries = [doc]
     tools: list[Tool] = []
     dropped: list[Tool] = []
-    for entry in entries:
+    for entry in tool_entries(doc):
         tool = _tool(entry, source, diags, dropped)
         if tool is not None:
             tools.append(tool)
     return SpecModule(source, tools=tuple(tools), dropped=tuple(dropped))
+
+
+def tool_entries(doc: Any) -> JArray | list[Any]:
+    """The tool definitions of a tool file's document: a list of them, an MCP tools/list result's `tools`,
+    or the document itself (one tool)."""
+    if isinstance(doc, JArray):
+        return doc
+    listed = doc.get("tools") if isinstance(doc, JObject) else None
+    if isinstance(listed, JArray) and not _looks_like_tool(doc):
+        return listed  # an MCP tools/list result
+    return [doc]
 
 
 def _looks_like_tool(doc: JObject) -> bool:
