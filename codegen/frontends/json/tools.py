@@ -38,6 +38,9 @@ _INPUT_KEYS = ("parameters", "inputSchema", "inputs", "input_schema")
 _OUTPUT_KEYS = ("outputSchema", "outputs", "response", "output_schema")
 _TOOL_KEYS = {"name", "description", "config_schema", *_INPUT_KEYS, *_OUTPUT_KEYS}
 _LILUX_KEYS = ("inputs", "outputs", "executor")
+# Root keywords that may make an input schema an object one without a `type` of its own: with none of them, an
+# input schema with no `type` is narrowed to objects (and said so).
+_TYPED_BY = ("type", "$ref", "allOf", "anyOf", "oneOf", "const", "enum")
 
 
 def with_title(schema: JObject, title: str, span: Span) -> JObject:
@@ -186,6 +189,7 @@ def _tool(
         )
         description = None
 
+    input_key = next((key for key in _INPUT_KEYS if key in entry), None)
     input_schema = _first(entry, _INPUT_KEYS)
     if input_schema is None:
         input_schema = JObject(
@@ -219,6 +223,13 @@ def _tool(
         span = entry.value_span(name_key)
         dropped.append(Tool(name, span, None, JObject({}, span)))
         return None
+    if input_key is not None and not any(key in input_schema for key in _TYPED_BY):
+        diags.warning(
+            "input-narrowed",
+            "the input schema states no 'type': it is read as 'type': 'object' (a tool's arguments are an "
+            "object), so the arguments model refuses the non-object values the schema alone would accept",
+            entry.value_span(input_key),
+        )
     if title and title.strip() and title != name and "title" not in input_schema:
         input_schema = with_title(input_schema, title, entry.value_span("name"))
     if config_schema is not None and not isinstance(config_schema, JObject):
