@@ -31,6 +31,7 @@ from .naming import (
 from .native import native_models
 from .pytypes import DocumentTyper, default_source, is_structured_object
 from .resolve import Document, DocumentBuilder, Program
+from toolspec_runtime.exports import tool_definition
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 _SPEC_SUFFIXES = (".schema.json", ".json", ".gram", ".yaml", ".yml", ".sql")
@@ -458,9 +459,9 @@ class PlanBuilder:
 
         output_const = result_model = None
         result: PyType = NONE if tool.returns_void else ANY
-        llm: dict[str, Any] = {"name": tool.name}
-        if tool.description:
-            llm["description"] = tool.description
+        llm: dict[str, Any] = (
+            {}
+        )  # the schemas of its definition (`exports.tool_definition`)
         llm["inputSchema"] = _with_dialect(plan.constants[input_const])
         if tool.output_schema is not None:
             output_doc = self.documents.build(tool.output_schema, spec)
@@ -525,11 +526,18 @@ class PlanBuilder:
             result=result,
             result_model=result_model,
             params=params,
-            llm_schema=llm,
+            llm_schema=tool_definition(
+                tool.name,
+                tool.description,
+                llm["inputSchema"],
+                llm.get("outputSchema"),
+                tool.mcp_fields,
+            ),
             config_model=config_model,
             config_param=config_param,
             group=tool.group,
             metadata=to_plain(dict(tool.metadata)),
+            mcp_fields=dict(tool.mcp_fields),
             sql=sql,
         )
 

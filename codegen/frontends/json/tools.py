@@ -21,6 +21,8 @@ from ...ir import (
     rewrite_schema,
 )
 from .dialects import check_2020_document, lower_document
+from .mcp_fields import mcp_fields
+from toolspec_runtime.exports import MCP_TOOL_FIELDS
 from .parse import parse_json
 
 TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,127}\Z")
@@ -242,7 +244,7 @@ def _tool(
     metadata = {
         key: entry[key]
         for key in sorted(entry)
-        if key not in _TOOL_KEYS and key != "tool_id"
+        if key not in _TOOL_KEYS and key != "tool_id" and key not in MCP_TOOL_FIELDS
     }
     return Tool(
         name=name,
@@ -252,6 +254,7 @@ def _tool(
         output_schema=output_schema,
         config_schema=config_schema,
         metadata=metadata,
+        mcp_fields=mcp_fields(entry, diags),
     )
 
 
