@@ -175,3 +175,33 @@ def test_pyproject_setting_and_its_override(tmp_path: Path) -> None:
     pyproject.write_text('[tool.codegen]\nskip-refused = "sometimes"\n')
     bad = run_cli("specs", "-o", "out", cwd=tmp_path)
     assert bad.returncode == 2 and "pyproject.toml:2:1: error[config]" in bad.stderr
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != ".codegen-manifest.json"
+    }
+
+
+@pytest.mark.parametrize("mode", ["warn", "fail"])
+def test_rebuilds_after_edits_equal_a_full_compile(tmp_path: Path, mode: str) -> None:
+    specs = tmp_path / "specs"
+    _tools_list(specs, [_good("ping"), _tool("bad", REFUSED["unknown type"])])
+    write(specs, "other.json", _good("other"))
+    args = ("specs", "-o", "out", f"--skip-refused={mode}")
+    edits = [
+        ("other.json", {**_good("other"), "description": "Edited."}),
+        ("server.json", {"tools": [_good("ping"), _good("bad")]}),  # fixed
+        ("server.json", {"tools": [_tool("ping", REFUSED["bad pattern"])]}),
+    ]
+    run_cli(*args, cwd=tmp_path)
+    for rel, content in edits:
+        write(specs, rel, content)
+        built = run_cli(*args, cwd=tmp_path)
+        fresh = run_cli(
+            "specs", "-o", "fresh", f"--skip-refused={mode}", "--no-cache", cwd=tmp_path
+        )
+        assert built.returncode == fresh.returncode
+        assert _tree(tmp_path / "out") == _tree(tmp_path / "fresh")
