@@ -184,6 +184,9 @@ class Settings:
     emit: tuple[str, ...]
     strict: bool
     prefixes: tuple[tuple[str, str], ...]
+    skip_refused: str | None = (
+        None  # a build leaving refused units out writes other files
+    )
 
     @classmethod
     def of(
@@ -193,6 +196,7 @@ class Settings:
         emit: Iterable[str],
         strict: bool,
         prefixes: Mapping[Path, str],
+        skip_refused: str | None = None,
     ) -> Settings:
         return cls(
             tuple(os.fsdecode(p) for p in specs),
@@ -200,6 +204,7 @@ class Settings:
             tuple(emit),
             strict,
             tuple(sorted((os.fsdecode(p), v) for p, v in prefixes.items())),
+            skip_refused,
         )
 
 
@@ -220,6 +225,7 @@ def input_digest(settings: Settings, sources: Iterable[Source] | None) -> str:
             settings.emit,
             settings.strict,
             settings.prefixes,
+            settings.skip_refused,
         ],
         "sources": list(sources) if sources is not None else None,
     }

@@ -75,6 +75,14 @@ def _parser() -> argparse.ArgumentParser:
         help="read $refs to documents under the URL prefix from the local FOLDER, never the network "
         "(repeatable; adds to [tool.codegen] ref-map)",
     )
+    parser.add_argument(
+        "--skip-refused",
+        nargs="?",
+        const="fail",
+        choices=("fail", "warn", "off"),
+        help="leave out the tools (or files) codegen refuses, reported, and write the rest; exit 1 (fail, the "
+        "default), or report them as warnings and exit 0 (warn); off: refuse the build (overrides [tool.codegen])",
+    )
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument(
         "-v",
@@ -118,6 +126,10 @@ def _settings(args: argparse.Namespace, diags: Diagnostics) -> Settings | None:
         settings.output = args.output
     if args.strict is not None:
         settings.strict = args.strict
+    if args.skip_refused is not None:
+        settings.skip_refused = (
+            None if args.skip_refused == "off" else args.skip_refused
+        )
     if args.emit:
         chosen = tuple(item.strip() for item in args.emit.split(","))
         if "python" not in chosen or any(item not in EMIT_CHOICES for item in chosen):
@@ -205,7 +217,12 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     # Documents read through the ref-map are not in the rebuild record: with a map, every run compiles.
     use_cache = not args.check and not args.no_cache and not settings.ref_map
     key = cache.Settings.of(
-        settings.specs, out, settings.emit, settings.strict, settings.prefixes
+        settings.specs,
+        out,
+        settings.emit,
+        settings.strict,
+        settings.prefixes,
+        settings.skip_refused,
     )
     previous = cache.previous_build(key, settings.specs, out) if use_cache else None
     if previous is not None and previous.unchanged:
@@ -222,6 +239,7 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
         prefixes=settings.prefixes,
         ref_map=settings.ref_map,
         previous=previous,
+        skip_refused=settings.skip_refused,
     )
     diags = result.diagnostics
     problems = diags.sorted()
@@ -234,7 +252,11 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
             print(f"ignored {path}")
     errors = sum(1 for d in problems if d.severity == "error")
     warnings = len(problems) - errors
-    if diags.has_errors or failing or result.files is None:
+    # skip-refused: the refused units are reported and left out, the rest written; still a failure unless
+    # they were reported as warnings (and --strict does not make those fail)
+    refused = bool(result.left_out) and (failing or diags.has_errors)
+    args.skip_refused_failing = refused
+    if result.files is None or ((failing or diags.has_errors) and not refused):
         print(
             f"codegen: {errors} error(s), {warnings} warning(s); {out} left unchanged",
             file=sys.stderr,
@@ -245,7 +267,10 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     output_diags = Diagnostics()
     try:
         if args.check:
-            return _check(out, files, output_diags, quiet=args.quiet)
+            checked = _check(out, files, output_diags, quiet=args.quiet)
+            if result.left_out:
+                _left_out(result.left_out, args)
+            return max(checked, int(refused))
         report = write_output(out, files, output_diags, result.vouched, result.kept)
     except WriteError as exc:  # found before anything was changed
         print(f"codegen: error: {exc}; {out} left unchanged", file=sys.stderr)
@@ -255,7 +280,9 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
         return 1
     finally:
         _report(output_diags.sorted(), args)
-    if use_cache:
+    if (
+        use_cache and not refused
+    ):  # a record would report this failed build as up to date
         # the spec files the scan found, read as it found them (an edit rebuild): the scan's digest is theirs
         if previous is not None and result.sources == previous.sources:
             inputs = previous.inputs
@@ -279,13 +306,26 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
             print(f"wrote {out / path}")
         for path in report.deleted:
             print(f"deleted {out / path}")
-    if not args.quiet:
+    if result.left_out:
+        _left_out(result.left_out, args)
+    if not args.quiet or refused:
         noted = f", {warnings} warning(s)" if warnings else ""
+        noted += f", {errors} error(s)" if errors else ""
+        noted += f", {len(result.left_out)} left out" if result.left_out else ""
         print(
             f"codegen: {len(result.read)} spec file(s), {result.tools} tool(s){noted} -> {out} "
-            f"({len(report.written)} written, {len(report.unchanged)} unchanged, {len(report.deleted)} deleted)"
+            f"({len(report.written)} written, {len(report.unchanged)} unchanged, {len(report.deleted)} deleted)",
+            file=sys.stderr if refused else sys.stdout,
         )
-    return 0
+    return int(refused)
+
+
+def _left_out(units: list[str], args: argparse.Namespace) -> None:
+    """Name what skip-refused left out (its errors, or warnings, are reported above); -q keeps it to errors."""
+    if args.quiet and not args.skip_refused_failing:
+        return
+    for unit in units:
+        print(f"codegen: left out {unit} (skip-refused)", file=sys.stderr)
 
 
 def _up_to_date(

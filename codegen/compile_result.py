@@ -25,3 +25,5 @@ class CompileResult:
     vouched: dict[str, tuple[str, int]] = field(default_factory=dict)
     # those of them a rebuild after an edit keeps as they are (not in `files`)
     kept: dict[str, tuple[str, int]] = field(default_factory=dict)
+    # the refused units `skip-refused` left out (codegen/refusals.py), as the summary names them
+    left_out: list[str] = field(default_factory=list)

@@ -27,6 +27,7 @@ from .incremental import compile_changed
 from .module_parts import init_key, module_document, parts_document, parts_of
 from . import split
 from .parallel import WorkQueue, in_background
+from .refusals import LeaveOut, compile_leaving_out
 from .remotes import RemoteDocuments, spec_tree
 from .sources import discover, read_specs
 from .config import EMIT_CHOICES
@@ -49,11 +50,13 @@ def compile_specs(
     prefixes: Mapping[Path, str] | None = None,
     ref_map: Mapping[str, Path] | None = None,
     previous: Previous | None = None,
+    skip_refused: str | None = None,
 ) -> CompileResult:
     """Compile `specs` into the files of OUT (in memory). With `previous` (the last build into OUT, checked
     by the rebuild record), the spec files unchanged since then and not depending on a changed one keep
     their outputs when that gives exactly what a full compile would (codegen/incremental.py); otherwise
     nothing from a previous build is reused, and the writer is only spared reading OUT's files again.
+    With `skip_refused` ("fail" or "warn"), refused tools and files are left out (codegen/refusals.py).
     """
     # A compile builds a large graph of objects that all live until it ends: the cyclic collector would walk
     # them again and again (the growing share of a 100,000-property spec's time) and free nothing.
@@ -67,7 +70,13 @@ def compile_specs(
             if result is not None:
                 result.reused = True
                 return result
-        result = _compile(specs, exclude, emit, prefixes, ref_map or {})
+        if skip_refused:
+            compile_once = partial(
+                _compile, specs, exclude, emit, prefixes, ref_map or {}
+            )
+            result = compile_leaving_out(compile_once, skip_refused)
+        else:
+            result = _compile(specs, exclude, emit, prefixes, ref_map or {})
         if previous is not None:
             result.vouched = previous.out.files
         return result
@@ -82,11 +91,18 @@ def _compile(
     emit: tuple[str, ...],
     prefixes: Mapping[Path, str] | None,
     ref_map: Mapping[str, Path],
+    leave: LeaveOut | None = None,
 ) -> CompileResult:
     diags = Diagnostics()
     found, ignored = discover(specs, diags, exclude)
+    if leave is not None:
+        found = leave.found(found)
     # A first build of many JSON files reads and plans the last ones in a forked child (split.py).
-    halves = None if len(diags) else split.start(found, prefixes or {}, ref_map)
+    halves = (
+        None
+        if len(diags) or (leave and (leave.files or leave.entries))
+        else split.start(found, prefixes or {}, ref_map)
+    )
     if halves is not None:
         done = _compile_split(halves, found, ignored, emit, prefixes or {}, ref_map)
         if done is not None:
@@ -102,6 +118,8 @@ def _compile(
     if read.deferred:
         tree_documents(modules, documents.fetch, tree)
         modules = read.settle(documents.accepted, diags)
+    if leave is not None:
+        modules = leave.modules(modules)
     modules = apply_prefixes(modules, prefixes or {})  # [tool.codegen] prefixes
     # Every pass runs even after errors, so that every independent problem is reported in one run; what a
     # pass leaves out (a definition with an invalid schema) keeps its name, so it is not reported twice.
@@ -125,7 +143,10 @@ def _compile(
     _report_ambiguous(plan, program, diags)
     if halves is not None:
         halves.join()  # (its half is not taken: it ran beside this compile)
-    if diags.has_errors:
+    if diags.has_errors and (
+        leave is None
+        or any(d.severity == "error" and not leave.covers(d) for d in diags.sorted())
+    ):
         return result
     names = export_names([tool.name for tool in plan.tools])
     files, fragments = _render_shared(plan, names)

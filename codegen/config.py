@@ -9,6 +9,7 @@
     build = true               # generate into the wheel when the package is built (setuptools)
     prefixes = { "specs/github" = "github" }  # tools of a folder or file are called github__<tool>
     ref-map = { "https://example.com/schemas/" = "schemas" }  # $refs under the URL read from the folder
+    skip-refused = false       # true (or "fail"): leave refused tools out, write the rest, exit 1; "warn": exit 0
 
 Command-line flags override these. Unknown keys, wrong types and paths that do not exist are diagnostics that
 point into pyproject.toml. pyproject.toml is trusted (it is the project's own file), but a broken one is still a
@@ -43,7 +44,9 @@ _KEYS: dict[str, type | tuple[type, ...]] = {
     "build": bool,
     "prefixes": dict,
     "ref-map": dict,
+    "skip-refused": (bool, str),
 }
+SKIP_REFUSED = ("fail", "warn")  # codegen/refusals.py
 
 
 @dataclass
@@ -60,6 +63,8 @@ class Settings:
     ref_map: dict[str, Path] = field(
         default_factory=dict
     )  # URL prefix -> the local folder its documents are read from (remotes.py)
+    # leave refused tools and files out: None (never), "fail" (exit 1) or "warn" (reported as warnings)
+    skip_refused: str | None = None
     source: Path | None = None  # the pyproject.toml they came from
 
 
@@ -273,6 +278,15 @@ def _apply(
                 )
             else:
                 settings.ref_map[prefix] = root / folder
+    elif key == "skip-refused":
+        if value is True or value in SKIP_REFUSED:
+            settings.skip_refused = "fail" if value is True else value
+        elif value is not False:
+            diags.error(
+                "config",
+                f"[tool.codegen] skip-refused is true, false, 'fail' or 'warn', not {value!r}",
+                span,
+            )
     elif key == "emit":
         unknown = [item for item in value if item not in EMIT_CHOICES]
         if unknown or "python" not in value:

@@ -250,6 +250,8 @@ class Tool:
     returns_void: bool = False
     metadata: Mapping[str, Any] = field(default_factory=dict)
     group: str | None = None  # e.g. the agent a gram tool is nested in
+    # MCP fields of its definition beside the schemas (title, annotations, ...): plain JSON data, shapes checked
+    mcp_fields: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

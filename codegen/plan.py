@@ -172,6 +172,7 @@ class ToolPlan:
     )
     group: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    mcp_fields: dict[str, Any] = field(default_factory=dict)  # title, annotations, ...
     sql: SqlPlan | None = (
         None  # set for SQL tools: codegen implements them (they are not in `Tools`)
     )

@@ -54,9 +54,11 @@ def generate_into(build_lib: Path, project: Path, settings: Settings) -> list[st
         emit=settings.emit,
         prefixes=settings.prefixes,
         ref_map=settings.ref_map,
+        skip_refused=settings.skip_refused,
     )
     problems = result.diagnostics.sorted()
-    if result.files is None or (settings.strict and problems):
+    failed = result.diagnostics.has_errors or (settings.strict and problems)
+    if result.files is None or failed:
         raise CodegenBuildError(
             "codegen: the specs do not compile:\n"
             + "\n".join(d.render() for d in problems)

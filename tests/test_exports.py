@@ -176,6 +176,8 @@ def mcp_problems(tool: Any) -> list[str]:
         "inputSchema",
         "outputSchema",
         "annotations",
+        "execution",
+        "icons",
         "_meta",
     }
     if not {"name", "inputSchema"} <= set(tool) <= allowed:

@@ -212,7 +212,7 @@ CONTENT = [
     ("t.json", TOOL.replace('"t"', f'"t", "x": {BIG}e400'), "too-large"),
     ("t.json", TOOL.replace('"t"', '"t", "x": NaN'), "json-syntax"),
     ("t.json", TOOL + "\x00", "json-syntax"),
-    ("t.json", '{"name": "t", "name": "u", "parameters": {}}', "json-duplicate-key"),
+    ("t.json", '{"name": "t", "name": "u", "parameters": {"type": "object"}}', "json-duplicate-key"),
     (
         "t.json",
         '{"name": "t", "parameters": ' + "[" * 400 + "]" * 400 + "}",

@@ -23,6 +23,8 @@ from ..literals import LINE_LENGTH, black_literal, holds_decimal, py_literal
 # The runtime API generated code is written for (`toolspec_runtime.require`): raised only when the templates
 # start to use something a runtime of that API lacks, so that upgrading codegen leaves generated files alone.
 RUNTIME_API = "0.2"
+# What a module needs of the runtime beyond RUNTIME_API, and the API that brought it.
+MCP_FIELDS_API = "0.3"  # ToolSpec(mcp_fields=...)
 
 
 @dataclass
@@ -107,6 +109,13 @@ def python_units(plan: PackagePlan, skip: Collection[str] = ()) -> list[Unit]:
     if "__init__.py" not in skip:
         units.append(Unit("__init__.py", partial(_render_init, plan)))
     return units
+
+
+def _runtime_api(module: ModulePlan) -> str:
+    """The runtime API a module is written for: the oldest one that has what it uses."""
+    if any(tool.mcp_fields for tool in module.tools):
+        return MCP_FIELDS_API
+    return RUNTIME_API
 
 
 def subpackage_inits(plan: PackagePlan, like: Collection[str] = ()) -> list[str]:
@@ -261,7 +270,7 @@ def _render_module(
         "module.py.jinja",
         module=module,
         needs=needs,
-        runtime_api=RUNTIME_API,
+        runtime_api=_runtime_api(module),
         models=views,
         tools=module.tools,
         pydantic_names=pydantic_names,

@@ -13,6 +13,7 @@ from ..plan import ANY, NONE, ModulePlan, ParamPlan, PyType, ToolPlan
 from .brimley_plan import context_params, sql_plan
 from .naming import class_name, constant_name, function_name, snake
 from .pytypes import default_source, is_structured_object
+from toolspec_runtime.exports import tool_definition
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -53,9 +54,9 @@ def tool_plan(builder: Any, tool: Tool, spec: SpecModule, plan: ModulePlan) -> T
 
     output_const = result_model = None
     result: PyType = NONE if tool.returns_void else ANY
-    llm: dict[str, Any] = {"name": tool.name}
-    if tool.description:
-        llm["description"] = tool.description
+    llm: dict[str, Any] = (
+        {}
+    )  # the schemas of its definition (`exports.tool_definition`)
     llm["inputSchema"] = _with_dialect(plan.constants[input_const])
     if tool.output_schema is not None:
         output_doc = builder.documents.build(tool.output_schema, spec)
@@ -120,11 +121,18 @@ def tool_plan(builder: Any, tool: Tool, spec: SpecModule, plan: ModulePlan) -> T
         result=result,
         result_model=result_model,
         params=params,
-        llm_schema=llm,
+        llm_schema=tool_definition(
+            tool.name,
+            tool.description,
+            llm["inputSchema"],
+            llm.get("outputSchema"),
+            tool.mcp_fields,
+        ),
         config_model=config_model,
         config_param=config_param,
         group=tool.group,
         metadata=to_plain(dict(tool.metadata)),
+        mcp_fields=dict(tool.mcp_fields),
         sql=sql,
     )
 

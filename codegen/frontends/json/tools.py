@@ -21,6 +21,8 @@ from ...ir import (
     rewrite_schema,
 )
 from .dialects import check_2020_document, lower_document
+from .mcp_fields import mcp_fields
+from toolspec_runtime.exports import MCP_TOOL_FIELDS
 from .parse import parse_json
 
 TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,127}\Z")
@@ -38,6 +40,9 @@ _INPUT_KEYS = ("parameters", "inputSchema", "inputs", "input_schema")
 _OUTPUT_KEYS = ("outputSchema", "outputs", "response", "output_schema")
 _TOOL_KEYS = {"name", "description", "config_schema", *_INPUT_KEYS, *_OUTPUT_KEYS}
 _LILUX_KEYS = ("inputs", "outputs", "executor")
+# Root keywords that may make an input schema an object one without a `type` of its own: with none of them, an
+# input schema with no `type` is narrowed to objects (and said so).
+_TYPED_BY = ("type", "$ref", "allOf", "anyOf", "oneOf", "const", "enum")
 
 
 def with_title(schema: JObject, title: str, span: Span) -> JObject:
@@ -97,24 +102,24 @@ def check_dialect(schema: Any, diags: Diagnostics) -> bool:
 
 def load_tool_file(source: SourceFile, diags: Diagnostics) -> SpecModule:
     doc = parse_json(source, diags)
-    entries: list[Any]
-    if isinstance(doc, JArray):
-        entries = list(doc)
-    elif (
-        isinstance(doc, JObject)
-        and isinstance(doc.get("tools"), JArray)
-        and not _looks_like_tool(doc)
-    ):
-        entries = list(doc["tools"])  # an MCP tools/list result
-    else:
-        entries = [doc]
     tools: list[Tool] = []
     dropped: list[Tool] = []
-    for entry in entries:
+    for entry in tool_entries(doc):
         tool = _tool(entry, source, diags, dropped)
         if tool is not None:
             tools.append(tool)
     return SpecModule(source, tools=tuple(tools), dropped=tuple(dropped))
+
+
+def tool_entries(doc: Any) -> JArray | list[Any]:
+    """The tool definitions of a tool file's document: a list of them, an MCP tools/list result's `tools`,
+    or the document itself (one tool)."""
+    if isinstance(doc, JArray):
+        return doc
+    listed = doc.get("tools") if isinstance(doc, JObject) else None
+    if isinstance(listed, JArray) and not _looks_like_tool(doc):
+        return listed  # an MCP tools/list result
+    return [doc]
 
 
 def _looks_like_tool(doc: JObject) -> bool:
@@ -186,6 +191,7 @@ def _tool(
         )
         description = None
 
+    input_key = next((key for key in _INPUT_KEYS if key in entry), None)
     input_schema = _first(entry, _INPUT_KEYS)
     if input_schema is None:
         input_schema = JObject(
@@ -219,6 +225,13 @@ def _tool(
         span = entry.value_span(name_key)
         dropped.append(Tool(name, span, None, JObject({}, span)))
         return None
+    if input_key is not None and not any(key in input_schema for key in _TYPED_BY):
+        diags.warning(
+            "input-narrowed",
+            "the input schema states no 'type': it is read as 'type': 'object' (a tool's arguments are an "
+            "object), so the arguments model refuses the non-object values the schema alone would accept",
+            entry.value_span(input_key),
+        )
     if title and title.strip() and title != name and "title" not in input_schema:
         input_schema = with_title(input_schema, title, entry.value_span("name"))
     if config_schema is not None and not isinstance(config_schema, JObject):
@@ -231,7 +244,7 @@ def _tool(
     metadata = {
         key: entry[key]
         for key in sorted(entry)
-        if key not in _TOOL_KEYS and key != "tool_id"
+        if key not in _TOOL_KEYS and key != "tool_id" and key not in MCP_TOOL_FIELDS
     }
     return Tool(
         name=name,
@@ -241,6 +254,7 @@ def _tool(
         output_schema=output_schema,
         config_schema=config_schema,
         metadata=metadata,
+        mcp_fields=mcp_fields(entry, diags),
     )
 
 

@@ -21,7 +21,12 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .checks import Problems
 from .schema_checks import SchemaCheck
-from .exports import export_names, mcp_call_result, openai_arguments
+from .exports import (
+    export_names,
+    mcp_call_result,
+    openai_arguments,
+    tool_definition,
+)
 from .models import (
     checked_instance,
     native_instance,
@@ -147,8 +152,10 @@ class ToolSpec:
     # The keyword argument the implementation receives the config as.
     config_param: str = "config"
     context_args: tuple[ContextArg, ...] = ()
-    # What the spec says beyond the schema (Lilux executor settings, gram record keys, MCP annotations, ...).
+    # What the spec says beyond the schema (Lilux executor settings, gram record keys, ...).
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    # The MCP fields of its definition beside the schemas (`exports.MCP_TOOL_FIELDS`: title, annotations, ...).
+    mcp_fields: Mapping[str, Any] = field(default_factory=dict)
     # Set for tools codegen implements itself (SQL tools).
     implementation: Callable[..., Any] | None = None
     _result_adapter: list[TypeAdapter[Any]] = field(
@@ -166,12 +173,14 @@ class ToolSpec:
 
     def definition(self) -> dict[str, Any]:
         """The LLM-facing definition, as in `schemas/<tool>.json` (a copy: changing it changes nothing)."""
-        found: dict[str, Any] = {"name": self.name}
-        if self.description:
-            found["description"] = self.description
-        found["inputSchema"] = _with_dialect(self.input_schema)
-        if self.output_schema is not None:
-            found["outputSchema"] = _with_dialect(self.output_schema)
+        output = self.output_schema
+        found = tool_definition(
+            self.name,
+            self.description,
+            _with_dialect(self.input_schema),
+            _with_dialect(output) if output is not None else None,
+            self.mcp_fields,
+        )
         return copy.deepcopy(found)
 
     def result_adapter(self) -> TypeAdapter[Any]:

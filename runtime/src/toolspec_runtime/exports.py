@@ -45,6 +45,7 @@ __all__ = [
     "openai_arguments",
     "openai_tool",
     "render_export",
+    "tool_definition",
     "xml_tool",
 ]
 
@@ -60,6 +61,9 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 # Function names OpenAI and Anthropic accept; MCP and XML take any tool name as it is.
 _API_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
 _API_NAME_CHAR = re.compile(r"[^A-Za-z0-9_-]")
+# The fields of an MCP tool definition beside its name, description and schemas (MCP 2025-06-18, 2025-11-25),
+# carried as the spec gave them (codegen checked their shapes): `title` follows the name, the rest the schemas.
+MCP_TOOL_FIELDS = ("title", "annotations", "execution", "icons", "_meta")
 # Name of the property an MCP output schema wraps a non-object result in (as the MCP Python SDK does).
 MCP_RESULT_KEY = "result"
 
@@ -373,12 +377,37 @@ def mcp_tool(definition: Mapping[str, Any]) -> dict[str, Any]:
     """`{name, description, inputSchema, outputSchema?}` as in an MCP `tools/list` result. MCP wants object
     schemas at the root of both: a non-object result is wrapped as `{"result": <value>}` (`mcp_output_schema`).
     """
-    tool: dict[str, Any] = {"name": definition["name"]}
-    if definition.get("description"):
-        tool["description"] = definition["description"]
-    tool["inputSchema"] = _object_root(definition["inputSchema"])
-    if definition.get("outputSchema") is not None:
-        tool["outputSchema"] = mcp_output_schema(definition["outputSchema"])[0]
+    output = definition.get("outputSchema")
+    tool = tool_definition(
+        definition["name"],
+        definition.get("description"),
+        _object_root(definition["inputSchema"]),
+        mcp_output_schema(output)[0] if output is not None else None,
+        definition,
+    )
+    return tool
+
+
+def tool_definition(
+    name: str,
+    description: str | None,
+    input_schema: Any,
+    output_schema: Any,
+    fields: Mapping[str, Any],
+) -> dict[str, Any]:
+    """A tool's definition in the order of the MCP schema: name, title, description, input and output schemas,
+    then the other MCP fields of `fields` (those of `MCP_TOOL_FIELDS` it has)."""
+    tool: dict[str, Any] = {"name": name}
+    if "title" in fields:
+        tool["title"] = fields["title"]
+    if description:
+        tool["description"] = description
+    tool["inputSchema"] = input_schema
+    if output_schema is not None:
+        tool["outputSchema"] = output_schema
+    for key in MCP_TOOL_FIELDS[1:]:
+        if key in fields:
+            tool[key] = fields[key]
     return tool
 
 
