@@ -118,13 +118,14 @@ def codegen_paths() -> list[str]:
     runtime = importlib.util.find_spec("toolspec_runtime")
     assert runtime is not None and runtime.origin is not None
     for root in (Path(__file__).resolve().parent, Path(runtime.origin).parent):
-        found += _paths_under(str(root))
+        found += paths_under(str(root))
     for name in ("templates", "grammars"):
-        found += _paths_under(str(data_dir(name)))
+        found += paths_under(str(data_dir(name)))
     return found
 
 
-def _paths_under(root: str) -> list[str]:
+def paths_under(root: str) -> list[str]:
+    """`root` and every file and folder under it, bytecode caches aside (not following links below it)."""
     found = [root]
     for folder, folders, files in os.walk(root):
         folders[:] = [name for name in folders if name != "__pycache__"]

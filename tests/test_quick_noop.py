@@ -120,3 +120,18 @@ def test_a_no_op_process_after_a_no_op_imports_no_compiler(project: Path) -> Non
     assert runs[0].stdout == runs[1].stdout and "0 written" in runs[1].stdout
     assert "codegen.cli" in runs[0].stderr  # the ordinary no-op, which records
     assert "codegen.cli" not in runs[1].stderr and "codegen.quick" in runs[1].stderr
+
+
+def test_a_specs_folder_that_is_a_link_pointed_elsewhere_means_the_ordinary_command(
+    project: Path, settled: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "specs").rename(project / "real")
+    (project / "specs").symlink_to("real")
+    other = project / "other"
+    other.mkdir()
+    (other / "a.json").write_text(json.dumps([_tool("a")]))
+    _recorded(capsys)
+    assert quick.up_to_date(ARGV)
+    (project / "specs").unlink()
+    (project / "specs").symlink_to("other")
+    assert not quick.up_to_date(ARGV)
