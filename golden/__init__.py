@@ -11,6 +11,11 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolspec_runtime import dispatch as _dispatch, exports as _exports, lazy as _lazy
+from toolspec_runtime import (
+    agent_tools as _agent_tools,
+    mcp_client as _mcp_client,
+    mcp_server as _mcp_server,
+)
 from toolspec_runtime import require as _require
 from toolspec_runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec
 
@@ -296,6 +301,118 @@ def export_tools(
     )
 
 
+def mcp_server(
+    impl: Any, *, context: Any = None, config: ToolConfigs | None = None
+) -> Any:
+    """These tools as a server of the official MCP SDK (`mcp.server.lowlevel.Server`): `tools/list` answers
+    `export_tools("mcp")`, `tools/call` runs `impl` (a `Tools`, its methods sync or async) through `dispatch`.
+    Needs `pip install 'toolspec-runtime[mcp]'`.
+    """
+    return _mcp_server.mcp_server(
+        __name__, TOOLS, export_tools("mcp"), impl, context=context, config=config
+    )
+
+
+def serve_mcp(
+    impl: Any,
+    *,
+    transport: Literal["stdio", "streamable-http"] = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    context: Any = None,
+    config: ToolConfigs | None = None,
+) -> None:
+    """Serve these tools over MCP until stopped: on stdin/stdout, or over streamable HTTP at
+    `http://<host>:<port>/mcp` (loopback unless `host` says otherwise).
+    """
+    server = mcp_server(impl, context=context, config=config)
+    _mcp_server.serve_mcp(server, transport=transport, host=host, port=port)
+
+
+def agents_tools(
+    impl: Any, *, context: Any = None, config: ToolConfigs | None = None
+) -> list[Any]:
+    """These tools as OpenAI Agents SDK `FunctionTool`s: strict schemas as `export_tools("openai")` writes them,
+    calls through `dispatch`. Needs `pip install 'toolspec-runtime[agents]'`.
+    """
+    return _agent_tools.agents_tools(
+        TOOLS, export_tools("openai"), impl, context=context, config=config
+    )
+
+
+class McpClient(_mcp_client.McpClient):
+    """These tools on an MCP server, typed: `await McpClient(session).<tool>(...)` over an initialized
+    `mcp.ClientSession`. Arguments and results are checked; a failure raises `McpToolError`.
+    """
+
+    _tools = TOOLS
+
+    @_mcp_client.remote("cancel_order")
+    def cancel_order(self, signature: CancelOrderFn, /) -> None: ...
+
+    @_mcp_client.remote("dunning_letter")
+    def dunning_letter(
+        self, signature: _brimley_assistants_dunning_letter._DunningLetterCall, /
+    ) -> None: ...
+
+    @_mcp_client.remote("exchange_rate")
+    def exchange_rate(self, signature: ExchangeRateFn, /) -> None: ...
+
+    @_mcp_client.remote("findPeople")
+    def find_people(self, signature: FindPeopleFn, /) -> None: ...
+
+    @_mcp_client.remote("forecast_cash")
+    def forecast_cash(
+        self, signature: _brimley_assistants_forecast_cash._ForecastCashCall, /
+    ) -> None: ...
+
+    @_mcp_client.remote("get_invoice")
+    def get_invoice(
+        self, signature: _brimley_invoices_get_invoice._GetInvoiceCall, /
+    ) -> None: ...
+
+    @_mcp_client.remote("get_orders")
+    def get_orders(self, signature: GetOrdersFn, /) -> None: ...
+
+    @_mcp_client.remote("groupByCity")
+    def group_by_city(self, signature: GroupByCityFn, /) -> None: ...
+
+    @_mcp_client.remote("list_invoices")
+    def list_invoices(
+        self, signature: _brimley_invoices_list_invoices._ListInvoicesCall, /
+    ) -> None: ...
+
+    @_mcp_client.remote("lookupPerson")
+    def lookup_person(self, signature: LookupPersonFn, /) -> None: ...
+
+    @_mcp_client.remote("mark_invoice_paid")
+    def mark_invoice_paid(
+        self, signature: _brimley_invoices_mark_invoice_paid._MarkInvoicePaidCall, /
+    ) -> None: ...
+
+    @_mcp_client.remote("open_balance")
+    def open_balance(
+        self, signature: _brimley_invoices_open_balance._OpenBalanceCall, /
+    ) -> None: ...
+
+    @_mcp_client.remote("registerPerson")
+    def register_person(self, signature: RegisterPersonFn, /) -> None: ...
+
+    @_mcp_client.remote("run_sandboxed_script")
+    def run_sandboxed_script(
+        self, signature: _shop_sandbox_lilux._RunSandboxedScriptCall, /
+    ) -> None: ...
+
+    @_mcp_client.remote("sayHello")
+    def say_hello(self, signature: SayHelloFn, /) -> None: ...
+
+    @_mcp_client.remote("scheduleCall")
+    def schedule_call(self, signature: ScheduleCallFn, /) -> None: ...
+
+    @_mcp_client.remote("search_web")
+    def search_web(self, signature: SearchWebFn, /) -> None: ...
+
+
 __all__: list[str] = [
     "AGENTS",
     "TOOLS",
@@ -305,8 +422,12 @@ __all__: list[str] = [
     "ToolResult",
     "ToolSpec",
     "Tools",
+    "McpClient",
+    "agents_tools",
     "dispatch",
     "export_tools",
+    "mcp_server",
+    "serve_mcp",
     "CANCEL_ORDER_INPUT_SCHEMA",
     "CATEGORY_SCHEMA",
     "CUSTOMER_SCHEMA",

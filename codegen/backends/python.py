@@ -15,7 +15,15 @@ from typing import Any
 
 from ..passes.native import NativeType
 from ..passes.naming import Scope
-from ..plan import FieldPlan, ModelPlan, ModulePlan, PackagePlan, PyType, ToolPlan
+from ..plan import (
+    FieldPlan,
+    ModelPlan,
+    ModulePlan,
+    PackagePlan,
+    ParamPlan,
+    PyType,
+    ToolPlan,
+)
 from ..render import render
 from .layout import signature
 from ..literals import LINE_LENGTH, black_literal, holds_decimal, py_literal
@@ -53,12 +61,16 @@ class _Constants:
         self.splices[placeholder] = "\n".join(black_literal(value, head))
         return head + placeholder
 
-    def define(self, head: str, tool: ToolPlan, depth: int, stub: bool) -> str:
+    def define(
+        self, head: str, tool: ToolPlan, depth: int, stub: bool, call: bool = False
+    ) -> str:
         """A tool's `def` line, laid out apart (a tool may have 100,000 parameters) and spliced in whole:
-        the placeholder is a statement of its own at `depth`."""
+        the placeholder is a statement of its own at `depth`. `call`: the caller's signature (`_<Tool>Call`),
+        without the parameters the application supplies."""
         placeholder = f"__codegen_splice_{len(self.splices)}__"
         tail = f" -> {tool.result.expr}:" + (" ..." if stub else "")
-        self.splices[placeholder] = signature(head, _parameters(tool), tail, depth)
+        params = _parameters(tool, call)
+        self.splices[placeholder] = signature(head, params, tail, depth)
         return placeholder
 
 
@@ -248,6 +260,7 @@ def _render_module(
         runtime_modules=runtime_modules,
         has_factories=has_factories,
         signature=constants.define,
+        caller_differs=caller_differs,
         foreign=[
             (_relative(module.dotted, mod), sorted(names))
             for mod, names in sorted(foreign.items())
@@ -314,9 +327,12 @@ def _render_init(plan: PackagePlan) -> PythonFile:
     # Module aliases (under TYPE_CHECKING) stay clear of the names the `__init__` binds itself.
     aliases = Scope(
         {
+            "_agent_tools",
             "_dispatch",
             "_exports",
             "_lazy",
+            "_mcp_client",
+            "_mcp_server",
             "_require",
             "_EXPORTS",
             "_TOOL_NAMES",
@@ -324,10 +340,20 @@ def _render_init(plan: PackagePlan) -> PythonFile:
         }
     )
     module_aliases = []
+    # The client's methods: (wire name, method, the type of its signature); a tool whose caller passes
+    # other parameters than its stub takes has its module's `_<Tool>Call`.
+    client_methods = []
     for module in plan.modules:
         parent, _, leaf = f".{module.dotted}".rpartition(".")
         alias = aliases.claim("_" + module.dotted.replace(".", "_"))
         module_aliases.append((parent or ".", leaf, alias, bool(module.tools)))
+        for tool in module.tools:
+            stub = (
+                f"{alias}._{tool.prefix}Call"
+                if caller_differs(tool)
+                else f"{tool.prefix}Fn"
+            )
+            client_methods.append((tool.name, tool.func, stub))
     exported = [
         "AGENTS",
         "TOOLS",
@@ -338,7 +364,14 @@ def _render_init(plan: PackagePlan) -> PythonFile:
         "ToolSpec",
         "Tools",
     ]
-    exported += ["dispatch", "export_tools"]
+    exported += [
+        "McpClient",
+        "agents_tools",
+        "dispatch",
+        "export_tools",
+        "mcp_server",
+        "serve_mcp",
+    ]
     exported += sorted(
         {name for module in plan.modules for name in module.exported_names()}
     )
@@ -347,6 +380,7 @@ def _render_init(plan: PackagePlan) -> PythonFile:
         "package_init.py.jinja",
         plan=plan,
         module_aliases=module_aliases,
+        client_methods=sorted(client_methods, key=lambda m: (m[1], m[0])),
         star_modules=[f".{module.dotted}" for module in plan.modules],
         exports={f".{m.dotted}": m.exported_names() for m in plan.modules},
         tool_names={
@@ -365,10 +399,25 @@ def _render_init(plan: PackagePlan) -> PythonFile:
     return PythonFile(text, constants.splices)
 
 
-def _parameters(tool: ToolPlan) -> list[str]:
-    """The keyword-only parameters of a tool's typed stub."""
+def _parameters(tool: ToolPlan, call: bool = False) -> list[str]:
+    """The keyword-only parameters of a tool's typed stub; with `call`, those a caller passes (the arguments),
+    not the context values and config the application supplies."""
     params = [
         f"{p.py_name}: {p.type.expr}" + (f" = {p.default_src}" if p.default_src else "")
         for p in tool.params
+        if not call or not _supplied(tool, p)
     ]
     return ["self", "*", *params] if params else ["self"]
+
+
+def _supplied(tool: ToolPlan, param: ParamPlan) -> bool:
+    """A stub parameter the application supplies (a context value, the config), not the tool's caller."""
+    return param.from_context is not None or (
+        tool.config_model is not None and param.py_name == tool.config_param
+    )
+
+
+def caller_differs(tool: ToolPlan) -> bool:
+    """Whether a caller's signature differs from the stub's (`_<Tool>Call` is then written): a SQL tool has
+    no stub, and a tool fed context values or config has parameters no caller passes."""
+    return tool.sql is not None or any(_supplied(tool, p) for p in tool.params)

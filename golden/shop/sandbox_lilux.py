@@ -58,6 +58,14 @@ class RunSandboxedScriptFn(Protocol):
         ...
 
 
+class _RunSandboxedScriptCall(Protocol):
+    """The signature of a call of the tool `run_sandboxed_script` (`McpClient`): the application supplies the rest."""
+
+    def __call__(
+        self, *, script: str, args: list[str] = [], env: dict[str, str] | None = None
+    ) -> RunSandboxedScriptResult: ...
+
+
 class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 

@@ -43,6 +43,18 @@ class DunningLetterFn(Protocol):
         ...
 
 
+class _DunningLetterCall(Protocol):
+    """The signature of a call of the tool `dunning_letter` (`McpClient`): the application supplies the rest."""
+
+    def __call__(
+        self,
+        *,
+        customer_name: str,
+        invoice: Invoice,
+        tone: Literal["friendly", "firm", "final"] = "friendly",
+    ) -> str: ...
+
+
 class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 

@@ -65,6 +65,18 @@ class ForecastCashFn(Protocol):
         ...
 
 
+class _ForecastCashCall(Protocol):
+    """The signature of a call of the tool `forecast_cash` (`McpClient`): the application supplies the rest."""
+
+    def __call__(
+        self,
+        *,
+        horizon_days: int = 30,
+        currencies: list[str],
+        include_overdue: bool | None = None,
+    ) -> ForecastCashResult: ...
+
+
 class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 

@@ -90,6 +90,12 @@ def _get_invoice_tool(args: GetInvoiceArgs, context: Any) -> Invoice | None:
     return get_invoice(_sql.connection(context, "billing"), args, context)
 
 
+class _GetInvoiceCall(Protocol):
+    """The signature of a call of the tool `get_invoice` (`McpClient`): the application supplies the rest."""
+
+    def __call__(self, *, invoice_id: int) -> Invoice | None: ...
+
+
 class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 

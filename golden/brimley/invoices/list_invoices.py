@@ -113,6 +113,19 @@ def _list_invoices_tool(args: ListInvoicesArgs, context: Any) -> list[Invoice]:
     return list_invoices(_sql.connection(context, "billing"), args, context)
 
 
+class _ListInvoicesCall(Protocol):
+    """The signature of a call of the tool `list_invoices` (`McpClient`): the application supplies the rest."""
+
+    def __call__(
+        self,
+        *,
+        status: Literal["draft", "open", "paid", "void"] = "open",
+        issued_after: _dt.date | None = None,
+        account_ids: list[int],
+        limit: int = 50,
+    ) -> list[Invoice]: ...
+
+
 class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 

@@ -80,6 +80,12 @@ def _mark_invoice_paid_tool(args: MarkInvoicePaidArgs, context: Any) -> None:
     mark_invoice_paid(_sql.connection(context, "billing"), args, context)
 
 
+class _MarkInvoicePaidCall(Protocol):
+    """The signature of a call of the tool `mark_invoice_paid` (`McpClient`): the application supplies the rest."""
+
+    def __call__(self, *, invoice_id: int, paid_at: _dt.datetime) -> None: ...
+
+
 class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 

@@ -78,6 +78,12 @@ def _open_balance_tool(args: OpenBalanceArgs, context: Any) -> _decimal.Decimal:
     return open_balance(_sql.connection(context, "billing"), args, context)
 
 
+class _OpenBalanceCall(Protocol):
+    """The signature of a call of the tool `open_balance` (`McpClient`): the application supplies the rest."""
+
+    def __call__(self, *, account_id: int) -> _decimal.Decimal: ...
+
+
 class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 
