@@ -185,3 +185,36 @@ def test_the_server_lists_what_the_export_lists_whatever_its_fields(
         return await handler(None, None)
 
     assert anyio.run(main) == listing
+
+
+def test_without_the_extras_the_package_works_and_says_what_to_install(
+    examples_package: tuple[Path, ModuleType],
+) -> None:
+    """The SDKs blocked from import (as if not installed): the package imports and dispatches; serving, the
+    client and the Agents tools fail with the command that installs what they need."""
+    import subprocess
+    import sys
+
+    out, _ = examples_package
+    code = f"""
+import json, sys
+for name in ("mcp", "mcp_types", "agents", "anyio", "uvicorn"):
+    sys.modules[name] = None  # an import of it raises ImportError
+sys.path.insert(0, {str(out.parent)!r})
+import {out.name} as pkg
+found = [pkg.dispatch("sayHello", {{"personName": "Ann"}}, type("I", (), {{"say_hello": lambda self, **k: "hi"}})()).value]
+for make in (lambda: pkg.mcp_server(None), lambda: pkg.McpClient(None), lambda: pkg.agents_tools(None)):
+    try:
+        make()
+        found.append("no error")
+    except ImportError as exc:
+        found.append(str(exc))
+print(json.dumps(found))
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    value, server, client, agents = json.loads(run.stdout)
+    assert value == "hi"
+    assert "pip install 'toolspec-runtime[mcp]'" in server
+    assert "pip install 'toolspec-runtime[mcp]'" in client
+    assert "pip install 'toolspec-runtime[agents]'" in agents
