@@ -84,6 +84,9 @@ class ToolResult:
     output_schema: Mapping[str, Any] | None = field(
         default=None, repr=False, compare=False
     )
+    # The value as the JSON data the output check passed, where the caller asked to keep it (`keep_data`):
+    # a server sends that, rather than dumping the typed value back to the same data.
+    data: Any = field(default=_MISSING, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -93,6 +96,8 @@ class ToolResult:
         """The value as JSON data (by wire name), or the error's `to_dict()`."""
         if self.error is not None:
             return self.error.to_dict()
+        if self.data is not _MISSING:
+            return to_json_output(self.data)
         return _jsonable(self.value)
 
     def to_json(self) -> str:
@@ -104,7 +109,7 @@ class ToolResult:
         if self.error is not None:
             return mcp_call_result({}, error=self.error.to_dict())
         definition = {"outputSchema": self.output_schema}
-        data = _jsonable(self.value)
+        data = self.to_data()
         return mcp_call_result(definition, data, text=_json_text(data))
 
 
@@ -310,10 +315,12 @@ async def run_tool_async(
     config: Mapping[str, Any] | None = None,
     flavour: str | None = None,
     to_thread: Callable[[Callable[[], Any]], Awaitable[Any]] | None = None,
+    keep_data: bool = False,
 ) -> ToolResult:
     """`run_tool` for async code: an implementation that is a coroutine function is awaited; a sync one runs
     through `to_thread` (e.g. `anyio.to_thread.run_sync`, so a slow tool does not block the event loop), or
     inline without it. Validation is the same as `run_tool`'s, step for step (the same functions).
+    `keep_data`: see `check_result` (a server that sends the result as JSON keeps it).
     """
     spec = _find(tools, name, flavour)
     if isinstance(spec, ToolResult):
@@ -331,10 +338,9 @@ async def run_tool_async(
                 value = await value
         except Exception as exc:
             return _failed_run(spec.name, exc)
-        return check_result(spec, value)
-    except (
-        Exception
-    ) as exc:  # as in call_tool: a bug or an exotic input, still no traceback
+        return check_result(spec, value, keep_data)
+    except Exception as exc:
+        # as in call_tool: a bug or an exotic input, still no traceback
         return _fail(
             spec.name,
             "internal_error",
@@ -480,13 +486,15 @@ def _prepare(
     return _Prepared(target, (), kwargs)
 
 
-def check_result(spec: ToolSpec, value: Any) -> ToolResult:
+def check_result(spec: ToolSpec, value: Any, keep_data: bool = False) -> ToolResult:
     """A result value checked against the tool's output schema and typed, or the failure: the implementation's
-    value here, a server's result in `mcp_client` (one check for both sides of a call).
+    value here, a server's result in `mcp_client` (one check for both sides of a call). `keep_data`: the
+    result keeps the JSON data the check passed (`ToolResult.data`), which its `to_data` and `to_mcp` send.
     """
     name = spec.name
     if spec.implementation is not None and _validated_rows(spec, value):
         return ToolResult(name, value, output_schema=spec.output_schema)
+    data: Any = _MISSING
     if spec.output_schema is not None:
         # The same exact check as the arguments get: Pydantic alone would take "1.5" or True for a number.
         value = to_json_data(value)
@@ -495,6 +503,8 @@ def check_result(spec: ToolSpec, value: Any) -> ToolResult:
         if problems:
             found = tuple(Problem(_dotted(p.path), p.message) for p in problems)
             return _fail(name, "invalid_result", _BAD_RESULT, *found)
+        if keep_data:
+            data = value
     try:
         # Typed laxly when checked above (strict mode would refuse `1.0` for an integer, which is one).
         value = spec.result_adapter().validate_python(
@@ -502,7 +512,7 @@ def check_result(spec: ToolSpec, value: Any) -> ToolResult:
         )
     except ValidationError as exc:
         return _fail(name, "invalid_result", _BAD_RESULT, *_pydantic_problems(exc))
-    return ToolResult(name, value, output_schema=spec.output_schema)
+    return ToolResult(name, value, output_schema=spec.output_schema, data=data)
 
 
 def _validated_rows(spec: ToolSpec, value: Any) -> bool:
@@ -664,9 +674,11 @@ def _dotted(path: tuple[Any, ...]) -> str:
 def _jsonable(value: Any) -> Any:
     # By wire name, and only what was set: the dump must validate against the schema it came from. Decimals
     # are numbers (Pydantic's JSON mode would make them strings).
-    return to_json_output(
-        TypeAdapter(Any).dump_python(value, by_alias=True, exclude_unset=True)
-    )
+    return to_json_output(_ANY.dump_python(value, by_alias=True, exclude_unset=True))
+
+
+# Made once: a TypeAdapter costs more to build than a result costs to dump.
+_ANY: TypeAdapter[Any] = TypeAdapter(Any)
 
 
 def _json_text(data: Any) -> str:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, ClassVar, Generic, ParamSpec, TypeVar, overload
 
 from .dispatch import Problem, ToolSpec, check_result, problems_of
-from .exports import MCP_RESULT_KEY, mcp_output_schema
+from .exports import MCP_RESULT_KEY, mcp_result_wrapped
 from .mcp_server import require_sdk
 from .models import read_json, schema_problems, to_json_data, to_json_output
 
@@ -180,7 +180,7 @@ def _value(spec: ToolSpec, tool: str, result: Any, text: str) -> Any:
             tool,
             "the server sent no structuredContent for a tool with an output schema",
         )
-    if mcp_output_schema(spec.output_schema)[1]:
+    if mcp_result_wrapped(spec.output_schema):
         if not isinstance(value, dict) or MCP_RESULT_KEY not in value:
             raise McpResultError(
                 tool, f"the server's structuredContent has no {MCP_RESULT_KEY!r} key"

@@ -66,6 +66,8 @@ def mcp_server(
             # Sync implementations run on a worker thread, as the SDK's own MCPServer runs sync tools: a slow
             # tool does not hold up the other requests.
             to_thread=anyio.to_thread.run_sync,
+            # The data the output check passed is what goes out: not dumped again from the typed value.
+            keep_data=True,
         )
         return result.to_mcp()
 
