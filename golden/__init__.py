@@ -19,7 +19,7 @@ from toolspec_runtime import (
 from toolspec_runtime import require as _require
 from toolspec_runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 if TYPE_CHECKING:
     # What type checkers and editors see; at run time the same names are served by `__getattr__` (below).

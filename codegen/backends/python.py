@@ -30,7 +30,7 @@ from ..literals import LINE_LENGTH, black_literal, holds_decimal, py_literal
 
 # The runtime API generated code is written for (`toolspec_runtime.require`): raised only when the templates
 # start to use something a runtime of that API lacks, so that upgrading codegen leaves generated files alone.
-RUNTIME_API = "0.2"
+RUNTIME_API = "0.3"
 
 
 @dataclass

@@ -13,7 +13,7 @@ from toolspec_runtime import (
     require as _require,
 )
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class SayHelloArgs(_models.NativeModel, schema="SAY_HELLO_INPUT_SCHEMA"):

@@ -14,7 +14,7 @@ from toolspec_runtime import (
     require as _require,
 )
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class ExchangeRateArgs(_models.NativeModel, schema="EXCHANGE_RATE_INPUT_SCHEMA"):

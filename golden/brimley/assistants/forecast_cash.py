@@ -14,7 +14,7 @@ from toolspec_runtime import (
     require as _require,
 )
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class ForecastCashArgs(_models.NativeModel, schema="FORECAST_CASH_INPUT_SCHEMA"):

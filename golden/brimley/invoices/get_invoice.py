@@ -17,7 +17,7 @@ from toolspec_runtime import (
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class GetInvoiceArgs(_models.NativeModel, schema="GET_INVOICE_INPUT_SCHEMA"):

@@ -18,7 +18,7 @@ from toolspec_runtime import (
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class ListInvoicesArgs(_models.NativeModel, schema="LIST_INVOICES_INPUT_SCHEMA"):

@@ -18,7 +18,7 @@ from toolspec_runtime import (
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class MarkInvoicePaidArgs(_models.NativeModel, schema="MARK_INVOICE_PAID_INPUT_SCHEMA"):

@@ -18,7 +18,7 @@ from toolspec_runtime import (
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class OpenBalanceArgs(_models.NativeModel, schema="OPEN_BALANCE_INPUT_SCHEMA"):

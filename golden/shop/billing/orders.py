@@ -14,7 +14,7 @@ from toolspec_runtime import (
     require as _require,
 )
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class GetOrdersArgs(_models.NativeModel, schema="GET_ORDERS_INPUT_SCHEMA"):
