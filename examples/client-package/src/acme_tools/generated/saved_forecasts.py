@@ -17,7 +17,7 @@ from toolspec_runtime import (
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class SavedForecastsArgs(_models.NativeModel, schema="SAVED_FORECASTS_INPUT_SCHEMA"):
@@ -76,6 +76,12 @@ def saved_forecasts(
 def _saved_forecasts_tool(args: SavedForecastsArgs, context: Any) -> list[Forecast]:
     """How `dispatch` runs the tool `saved_forecasts`: on the context's connection databases.default."""
     return saved_forecasts(_sql.connection(context, "default"), args, context)
+
+
+class _SavedForecastsCall(Protocol):
+    """The signature of a call of the tool `saved_forecasts` (`McpClient`): the application supplies the rest."""
+
+    def __call__(self, *, city: str, limit: int = 10) -> list[Forecast]: ...
 
 
 class Tools(Protocol):

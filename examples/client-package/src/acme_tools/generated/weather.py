@@ -13,7 +13,7 @@ from toolspec_runtime import (
     require as _require,
 )
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class GetForecastArgs(_models.NativeModel, schema="GET_FORECAST_INPUT_SCHEMA"):
