@@ -10,6 +10,7 @@ when the runtime is: packages that do not serve do not need it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from importlib import import_module
 from typing import Any, Literal
 
 from .dispatch import ToolSpec, run_tool_async
@@ -22,8 +23,8 @@ DEFAULT_HOST = "127.0.0.1"
 def require_sdk() -> None:
     """Fail with the install command when the MCP SDK is missing (or is a 1.x release, whose API differs)."""
     try:
-        from mcp.server.lowlevel import Server  # noqa: F401
-        import mcp_types  # noqa: F401  (mcp 2 ships its types as a distribution of their own)
+        import_module("mcp.server.lowlevel")
+        import_module("mcp_types")  # mcp 2 ships its types as a distribution of their own; 1.x does not
     except ImportError as exc:
         raise ImportError(
             f"serving or calling tools over MCP needs the MCP SDK 2: {MCP_EXTRA}"
