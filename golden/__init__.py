@@ -11,11 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolspec_runtime import dispatch as _dispatch, exports as _exports, lazy as _lazy
-from toolspec_runtime import (
-    agent_tools as _agent_tools,
-    mcp_client as _mcp_client,
-    mcp_server as _mcp_server,
-)
+from toolspec_runtime import agent_tools as _agent_tools, mcp_server as _mcp_server
 from toolspec_runtime import require as _require
 from toolspec_runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec
 
@@ -24,6 +20,8 @@ _require("0.3", __name__)
 if TYPE_CHECKING:
     # What type checkers and editors see; at run time the same names are served by `__getattr__` (below).
     from typing import Protocol, TypedDict
+
+    from toolspec_runtime import mcp_client as _mcp_client
 
     from .brimley.assistants import dunning_letter as _brimley_assistants_dunning_letter
     from .brimley.assistants import exchange_rate as _brimley_assistants_exchange_rate
@@ -88,6 +86,26 @@ if TYPE_CHECKING:
     )
     """The instantiation config of each tool that declares one, by tool name: built (and validated) once by the
     application, passed to `dispatch(..., config=...)`, handed to the implementation; never shown to an LLM."""
+
+    class McpClient(
+        _brimley_assistants_dunning_letter._McpClient,
+        _brimley_assistants_exchange_rate._McpClient,
+        _brimley_assistants_forecast_cash._McpClient,
+        _brimley_invoices_get_invoice._McpClient,
+        _brimley_invoices_list_invoices._McpClient,
+        _brimley_invoices_mark_invoice_paid._McpClient,
+        _brimley_invoices_open_balance._McpClient,
+        _gram_assistant._McpClient,
+        _gram_greeting._McpClient,
+        _gram_people._McpClient,
+        _shop_billing_orders._McpClient,
+        _shop_sandbox_lilux._McpClient,
+        _shop_search._McpClient,
+        _mcp_client.McpClient,
+    ):
+        """These tools on an MCP server, typed: `await McpClient(session).<tool>(...)` over an initialized
+        `mcp.ClientSession`. Arguments and results are checked; a failure raises `McpToolError`.
+        """
 
 
 _EXPORTS: dict[str, list[str]] = {
@@ -340,79 +358,6 @@ def agents_tools(
     )
 
 
-class McpClient(_mcp_client.McpClient):
-    """These tools on an MCP server, typed: `await McpClient(session).<tool>(...)` over an initialized
-    `mcp.ClientSession`. Arguments and results are checked; a failure raises `McpToolError`.
-    """
-
-    _tools = TOOLS
-
-    @_mcp_client.remote("cancel_order")
-    def cancel_order(self, signature: CancelOrderFn, /) -> None: ...
-
-    @_mcp_client.remote("dunning_letter")
-    def dunning_letter(
-        self, signature: _brimley_assistants_dunning_letter._DunningLetterCall, /
-    ) -> None: ...
-
-    @_mcp_client.remote("exchange_rate")
-    def exchange_rate(self, signature: ExchangeRateFn, /) -> None: ...
-
-    @_mcp_client.remote("findPeople")
-    def find_people(self, signature: FindPeopleFn, /) -> None: ...
-
-    @_mcp_client.remote("forecast_cash")
-    def forecast_cash(
-        self, signature: _brimley_assistants_forecast_cash._ForecastCashCall, /
-    ) -> None: ...
-
-    @_mcp_client.remote("get_invoice")
-    def get_invoice(
-        self, signature: _brimley_invoices_get_invoice._GetInvoiceCall, /
-    ) -> None: ...
-
-    @_mcp_client.remote("get_orders")
-    def get_orders(self, signature: GetOrdersFn, /) -> None: ...
-
-    @_mcp_client.remote("groupByCity")
-    def group_by_city(self, signature: GroupByCityFn, /) -> None: ...
-
-    @_mcp_client.remote("list_invoices")
-    def list_invoices(
-        self, signature: _brimley_invoices_list_invoices._ListInvoicesCall, /
-    ) -> None: ...
-
-    @_mcp_client.remote("lookupPerson")
-    def lookup_person(self, signature: LookupPersonFn, /) -> None: ...
-
-    @_mcp_client.remote("mark_invoice_paid")
-    def mark_invoice_paid(
-        self, signature: _brimley_invoices_mark_invoice_paid._MarkInvoicePaidCall, /
-    ) -> None: ...
-
-    @_mcp_client.remote("open_balance")
-    def open_balance(
-        self, signature: _brimley_invoices_open_balance._OpenBalanceCall, /
-    ) -> None: ...
-
-    @_mcp_client.remote("registerPerson")
-    def register_person(self, signature: RegisterPersonFn, /) -> None: ...
-
-    @_mcp_client.remote("run_sandboxed_script")
-    def run_sandboxed_script(
-        self, signature: _shop_sandbox_lilux._RunSandboxedScriptCall, /
-    ) -> None: ...
-
-    @_mcp_client.remote("sayHello")
-    def say_hello(self, signature: SayHelloFn, /) -> None: ...
-
-    @_mcp_client.remote("scheduleCall")
-    def schedule_call(self, signature: ScheduleCallFn, /) -> None: ...
-
-    @_mcp_client.remote("search_web")
-    def search_web(self, signature: SearchWebFn, /) -> None: ...
-
-
 __all__: list[str] = [
     "AGENTS",
     "TOOLS",
@@ -548,5 +493,6 @@ if not TYPE_CHECKING:
             "ToolConfigs": lambda: _lazy.tool_configs(
                 __name__, _CONFIG_CLASSES, __getattr__
             ),
+            "McpClient": lambda: _lazy.mcp_client(__name__, TOOLS, _TOOL_NAMES),
         },
     )

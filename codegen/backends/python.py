@@ -243,6 +243,7 @@ def _render_module(
         name
         for name, used in (
             ("dispatch", bool(module.tools)),
+            ("mcp_client", bool(module.tools)),
             ("models", bool(module.models)),
             ("paths", bool(module.resources)),
             ("sql", any(t.sql is not None for t in module.tools)),
@@ -340,20 +341,10 @@ def _render_init(plan: PackagePlan) -> PythonFile:
         }
     )
     module_aliases = []
-    # The client's methods: (wire name, method, the type of its signature); a tool whose caller passes
-    # other parameters than its stub takes has its module's `_<Tool>Call`.
-    client_methods = []
     for module in plan.modules:
         parent, _, leaf = f".{module.dotted}".rpartition(".")
         alias = aliases.claim("_" + module.dotted.replace(".", "_"))
         module_aliases.append((parent or ".", leaf, alias, bool(module.tools)))
-        for tool in module.tools:
-            stub = (
-                f"{alias}._{tool.prefix}Call"
-                if caller_differs(tool)
-                else f"{tool.prefix}Fn"
-            )
-            client_methods.append((tool.name, tool.func, stub))
     exported = [
         "AGENTS",
         "TOOLS",
@@ -380,7 +371,6 @@ def _render_init(plan: PackagePlan) -> PythonFile:
         "package_init.py.jinja",
         plan=plan,
         module_aliases=module_aliases,
-        client_methods=sorted(client_methods, key=lambda m: (m[1], m[0])),
         star_modules=[f".{module.dotted}" for module in plan.modules],
         exports={f".{m.dotted}": m.exported_names() for m in plan.modules},
         tool_names={

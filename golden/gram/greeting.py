@@ -9,6 +9,7 @@ from pydantic import ConfigDict, Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     require as _require,
 )
@@ -37,6 +38,13 @@ class Tools(Protocol):
 
     @property
     def say_hello(self) -> SayHelloFn: ...
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("sayHello")
+    def say_hello(self, signature: SayHelloFn, /) -> None: ...
 
 
 SAY_HELLO_INPUT_SCHEMA: dict[str, Any] = {

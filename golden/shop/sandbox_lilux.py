@@ -7,6 +7,7 @@ from typing import Annotated, Any, Protocol
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     require as _require,
 )
@@ -71,6 +72,13 @@ class Tools(Protocol):
 
     @property
     def run_sandboxed_script(self) -> RunSandboxedScriptFn: ...
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("run_sandboxed_script")
+    def run_sandboxed_script(self, signature: _RunSandboxedScriptCall, /) -> None: ...
 
 
 RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA: dict[str, Any] = {

@@ -9,6 +9,7 @@ from pydantic import ConfigDict
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     require as _require,
 )
@@ -60,6 +61,13 @@ class Tools(Protocol):
 
     @property
     def dunning_letter(self) -> DunningLetterFn: ...
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("dunning_letter")
+    def dunning_letter(self, signature: _DunningLetterCall, /) -> None: ...
 
 
 # Imported last, so that spec files may refer to each other in cycles.

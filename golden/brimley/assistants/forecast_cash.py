@@ -10,6 +10,7 @@ from pydantic import ConfigDict, Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     require as _require,
 )
@@ -82,6 +83,13 @@ class Tools(Protocol):
 
     @property
     def forecast_cash(self) -> ForecastCashFn: ...
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("forecast_cash")
+    def forecast_cash(self, signature: _ForecastCashCall, /) -> None: ...
 
 
 # Imported last, so that spec files may refer to each other in cycles.

@@ -10,6 +10,7 @@ from pydantic import ConfigDict
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     sql as _sql,
     require as _require,
@@ -90,6 +91,13 @@ class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 
     # SQL tools are not here: codegen implements them (mark_invoice_paid).
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("mark_invoice_paid")
+    def mark_invoice_paid(self, signature: _MarkInvoicePaidCall, /) -> None: ...
 
 
 MARK_INVOICE_PAID_INPUT_SCHEMA: dict[str, Any] = {

@@ -10,6 +10,7 @@ from pydantic import ConfigDict
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     sql as _sql,
     require as _require,
@@ -88,6 +89,13 @@ class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 
     # SQL tools are not here: codegen implements them (open_balance).
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("open_balance")
+    def open_balance(self, signature: _OpenBalanceCall, /) -> None: ...
 
 
 OPEN_BALANCE_INPUT_SCHEMA: dict[str, Any] = {

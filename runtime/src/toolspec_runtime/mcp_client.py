@@ -1,6 +1,7 @@
 """A typed client of a package's tools on an MCP server, over an SDK `ClientSession` (the `mcp` extra).
 
-A generated package's `McpClient` subclasses `McpClient` here with one line per tool:
+Each generated module's `_McpClient` subclasses `McpClient` here with a method per tool (the package's
+`McpClient` combines them, `lazy.mcp_client`):
 
     @_mcp_client.remote("get_orders")
     def get_orders(self, signature: GetOrdersFn, /) -> None: ...

@@ -11,11 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolspec_runtime import dispatch as _dispatch, exports as _exports, lazy as _lazy
-from toolspec_runtime import (
-    agent_tools as _agent_tools,
-    mcp_client as _mcp_client,
-    mcp_server as _mcp_server,
-)
+from toolspec_runtime import agent_tools as _agent_tools, mcp_server as _mcp_server
 from toolspec_runtime import require as _require
 from toolspec_runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec
 
@@ -24,6 +20,8 @@ _require("0.3", __name__)
 if TYPE_CHECKING:
     # What type checkers and editors see; at run time the same names are served by `__getattr__` (below).
     from typing import Protocol, TypedDict
+
+    from toolspec_runtime import mcp_client as _mcp_client
 
     from . import greeting as _greeting
     from . import saved_forecasts as _saved_forecasts
@@ -48,6 +46,16 @@ if TYPE_CHECKING:
     )
     """The instantiation config of each tool that declares one, by tool name: built (and validated) once by the
     application, passed to `dispatch(..., config=...)`, handed to the implementation; never shown to an LLM."""
+
+    class McpClient(
+        _greeting._McpClient,
+        _saved_forecasts._McpClient,
+        _weather._McpClient,
+        _mcp_client.McpClient,
+    ):
+        """These tools on an MCP server, typed: `await McpClient(session).<tool>(...)` over an initialized
+        `mcp.ClientSession`. Arguments and results are checked; a failure raises `McpToolError`.
+        """
 
 
 _EXPORTS: dict[str, list[str]] = {
@@ -156,25 +164,6 @@ def agents_tools(
     )
 
 
-class McpClient(_mcp_client.McpClient):
-    """These tools on an MCP server, typed: `await McpClient(session).<tool>(...)` over an initialized
-    `mcp.ClientSession`. Arguments and results are checked; a failure raises `McpToolError`.
-    """
-
-    _tools = TOOLS
-
-    @_mcp_client.remote("get_forecast")
-    def get_forecast(self, signature: GetForecastFn, /) -> None: ...
-
-    @_mcp_client.remote("greet")
-    def greet(self, signature: GreetFn, /) -> None: ...
-
-    @_mcp_client.remote("saved_forecasts")
-    def saved_forecasts(
-        self, signature: _saved_forecasts._SavedForecastsCall, /
-    ) -> None: ...
-
-
 __all__: list[str] = [
     "AGENTS",
     "TOOLS",
@@ -219,5 +208,6 @@ if not TYPE_CHECKING:
             "ToolConfigs": lambda: _lazy.tool_configs(
                 __name__, _CONFIG_CLASSES, __getattr__
             ),
+            "McpClient": lambda: _lazy.mcp_client(__name__, TOOLS, _TOOL_NAMES),
         },
     )
