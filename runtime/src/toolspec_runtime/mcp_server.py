@@ -24,9 +24,8 @@ def require_sdk() -> None:
     """Fail with the install command when the MCP SDK is missing (or is a 1.x release, whose API differs)."""
     try:
         import_module("mcp.server.lowlevel")
-        import_module(
-            "mcp_types"
-        )  # mcp 2 ships its types as a distribution of their own; 1.x does not
+        # mcp 2 ships its types as a distribution of their own; 1.x does not
+        import_module("mcp_types")
     except ImportError as exc:
         raise ImportError(
             f"serving or calling tools over MCP needs the MCP SDK 2: {MCP_EXTRA}"
