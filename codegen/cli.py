@@ -362,7 +362,11 @@ def _up_to_date(
         pyprojects = [str(folder / "pyproject.toml") for folder in (cwd, *cwd.parents)]
         folders = [path for path in pyprojects if os.path.lexists(path)]
         vouched.update({path: None for path in pyprojects if path not in folders})
-        for spec in settings.specs:  # (a root that is a link is walked through, as discovery does)
+        for (
+            spec
+        ) in (
+            settings.specs
+        ):  # (a root that is a link is walked through, as discovery does)
             folders.append(os.path.abspath(spec))
             if spec.is_dir():
                 folders += cache.paths_under(os.path.abspath(spec))

@@ -11,14 +11,17 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolspec_runtime import dispatch as _dispatch, exports as _exports, lazy as _lazy
+from toolspec_runtime import agent_tools as _agent_tools, mcp_server as _mcp_server
 from toolspec_runtime import require as _require
 from toolspec_runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 if TYPE_CHECKING:
     # What type checkers and editors see; at run time the same names are served by `__getattr__` (below).
     from typing import Protocol, TypedDict
+
+    from toolspec_runtime import mcp_client as _mcp_client
 
     from .brimley.assistants import dunning_letter as _brimley_assistants_dunning_letter
     from .brimley.assistants import exchange_rate as _brimley_assistants_exchange_rate
@@ -83,6 +86,26 @@ if TYPE_CHECKING:
     )
     """The instantiation config of each tool that declares one, by tool name: built (and validated) once by the
     application, passed to `dispatch(..., config=...)`, handed to the implementation; never shown to an LLM."""
+
+    class McpClient(
+        _brimley_assistants_dunning_letter._McpClient,
+        _brimley_assistants_exchange_rate._McpClient,
+        _brimley_assistants_forecast_cash._McpClient,
+        _brimley_invoices_get_invoice._McpClient,
+        _brimley_invoices_list_invoices._McpClient,
+        _brimley_invoices_mark_invoice_paid._McpClient,
+        _brimley_invoices_open_balance._McpClient,
+        _gram_assistant._McpClient,
+        _gram_greeting._McpClient,
+        _gram_people._McpClient,
+        _shop_billing_orders._McpClient,
+        _shop_sandbox_lilux._McpClient,
+        _shop_search._McpClient,
+        _mcp_client.McpClient,
+    ):
+        """These tools on an MCP server, typed: `await McpClient(session).<tool>(...)` over an initialized
+        `mcp.ClientSession`. Arguments and results are checked; a failure raises `McpToolError`.
+        """
 
 
 _EXPORTS: dict[str, list[str]] = {
@@ -296,6 +319,45 @@ def export_tools(
     )
 
 
+def mcp_server(
+    impl: Any, *, context: Any = None, config: ToolConfigs | None = None
+) -> Any:
+    """These tools as a server of the official MCP SDK (`mcp.server.lowlevel.Server`): `tools/list` answers
+    `export_tools("mcp")`, `tools/call` runs `impl` (a `Tools`, its methods sync or async) through `dispatch`.
+    Needs `pip install 'toolspec-runtime[mcp]'`.
+    """
+    return _mcp_server.mcp_server(
+        __name__, TOOLS, export_tools("mcp"), impl, context=context, config=config
+    )
+
+
+def serve_mcp(
+    impl: Any,
+    *,
+    transport: Literal["stdio", "streamable-http"] = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    context: Any = None,
+    config: ToolConfigs | None = None,
+) -> None:
+    """Serve these tools over MCP until stopped: on stdin/stdout, or over streamable HTTP at
+    `http://<host>:<port>/mcp` (loopback unless `host` says otherwise).
+    """
+    server = mcp_server(impl, context=context, config=config)
+    _mcp_server.serve_mcp(server, transport=transport, host=host, port=port)
+
+
+def agents_tools(
+    impl: Any, *, context: Any = None, config: ToolConfigs | None = None
+) -> list[Any]:
+    """These tools as OpenAI Agents SDK `FunctionTool`s: strict schemas as `export_tools("openai")` writes them,
+    calls through `dispatch`. Needs `pip install 'toolspec-runtime[agents]'`.
+    """
+    return _agent_tools.agents_tools(
+        TOOLS, export_tools("openai"), impl, context=context, config=config
+    )
+
+
 __all__: list[str] = [
     "AGENTS",
     "TOOLS",
@@ -305,8 +367,12 @@ __all__: list[str] = [
     "ToolResult",
     "ToolSpec",
     "Tools",
+    "McpClient",
+    "agents_tools",
     "dispatch",
     "export_tools",
+    "mcp_server",
+    "serve_mcp",
     "CANCEL_ORDER_INPUT_SCHEMA",
     "CATEGORY_SCHEMA",
     "CUSTOMER_SCHEMA",
@@ -427,5 +493,6 @@ if not TYPE_CHECKING:
             "ToolConfigs": lambda: _lazy.tool_configs(
                 __name__, _CONFIG_CLASSES, _TOOL_NAMES
             ),
+            "McpClient": lambda: _lazy.mcp_client(__name__, TOOLS, _TOOL_NAMES),
         },
     )

@@ -9,6 +9,7 @@ also runs the `__init__` of `a.b` and `a`, so it counts as an import of those pa
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -228,3 +229,67 @@ def test_the_runtime_needs_nothing_of_the_compiler() -> None:
                 if name.split(".")[0] in COMPILE_TIME
             ]
     assert found == []
+
+
+# The runtime's third-party imports, by the distribution (extra) that brings them. Pydantic is its one
+# dependency; every other import sits inside the functions of the feature that needs it (or under
+# TYPE_CHECKING), so the runtime imports and works without the extras.
+RUNTIME_DEPENDENCIES = {
+    "pydantic",
+    "pydantic_core",
+}  # (pydantic_core comes with pydantic)
+RUNTIME_EXTRAS = {
+    "sqlalchemy": "sql",
+    "mcp": "mcp",
+    "mcp_types": "mcp",
+    "anyio": "mcp",  # the SDK's (and the Agents SDK's) async library: worker threads for sync tools
+    "uvicorn": "mcp",  # the SDK's HTTP server, for streamable HTTP
+    "agents": "agents",
+}
+
+
+def _third_party(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    elif isinstance(node, ast.ImportFrom) and not node.level:
+        names = [node.module or ""]
+    else:
+        return []
+    return [
+        top
+        for top in (name.split(".")[0] for name in names)
+        if top not in sys.stdlib_module_names and top != "__future__"
+    ]
+
+
+def _eager_imports(tree: ast.Module) -> list[str]:
+    """Third-party imports that run when the module is imported: at module level, not under TYPE_CHECKING."""
+    found: list[str] = []
+    pending: list[ast.AST] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue  # runs when called
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            pending += node.orelse
+            continue
+        found += _third_party(node)
+        pending += ast.iter_child_nodes(node)
+    return found
+
+
+def test_the_runtime_imports_pydantic_only_and_the_extras_lazily() -> None:
+    eager: list[str] = []
+    every: set[str] = set()
+    for path in sorted(RUNTIME.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        eager += [
+            f"{path.name}: {name}"
+            for name in _eager_imports(tree)
+            if name not in RUNTIME_DEPENDENCIES
+        ]
+        every |= {name for node in ast.walk(tree) for name in _third_party(node)}
+    assert eager == []
+    assert every - RUNTIME_DEPENDENCIES <= set(RUNTIME_EXTRAS), every
+    # and the guard reads lazy imports: the MCP server's are found
+    assert {"mcp", "anyio", "uvicorn", "agents"} <= every

@@ -133,7 +133,7 @@ def test_all_dir_and_star_import_give_every_name_from_its_module(
     star = {}
     exec(f"from {pkg.__name__} import *", star)
     own = ["AGENTS", "TOOLS", "AgentSpec", "ToolConfigs", "ToolError", "ToolResult", "ToolSpec", "Tools"]
-    own += ["dispatch", "export_tools"]
+    own += ["McpClient", "agents_tools", "dispatch", "export_tools", "mcp_server", "serve_mcp"]
     expected = own + sorted({n for m in modules for n in m.__all__})
     same = all(getattr(pkg, n) is getattr(m, n) for m in modules for n in m.__all__)
     print(json.dumps([pkg.__all__ == expected, sorted(set(pkg.__all__) - before), sorted(set(pkg.__all__) - set(star)), same]))

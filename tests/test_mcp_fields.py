@@ -161,12 +161,17 @@ def test_a_field_of_another_shape_is_left_out_with_a_warning(
     )
 
 
-def test_a_module_without_mcp_fields_asks_for_the_runtime_it_asked_for_before(
+def test_modules_with_and_without_mcp_fields_ask_for_a_runtime_that_has_them(
     tmp_path: Path,
 ) -> None:
+    """Every module asks for the runtime API 0.3 (the serving and calling modules came with it, and
+    `ToolSpec(mcp_fields=...)`), which the runtime beside it provides."""
+    import toolspec_runtime
+
     write(tmp_path, "a.json", {"tools": [TOOLS[2]]})
     write(tmp_path, "b.json", {"tools": [TOOLS[0]]})
     files = compile_specs([tmp_path]).files
     assert files is not None
-    assert '_require("0.2", __name__)' in str(files["a.py"])
-    assert '_require("0.3", __name__)' in str(files["b.py"])
+    for module in ("a.py", "b.py"):
+        assert '_require("0.3", __name__)' in str(files[module])
+    assert toolspec_runtime.API >= (0, 3)

@@ -163,3 +163,59 @@ def test_codegen_itself_passes_mypy_strict_and_black(tmp_path: Path) -> None:
         text=True,
     )
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+CLIENT_PROGRAM = """\
+import datetime
+from mcp import ClientSession
+from {pkg} import Invoice, McpClient, Order
+
+
+async def main(session: ClientSession) -> None:
+    client = McpClient(session)
+    orders: list[Order] = await client.get_orders(customer_id=7, status="pending")
+    invoice: Invoice | None = await client.get_invoice(invoice_id=1)
+    if invoice is not None:
+        letter: str = await client.dunning_letter(customer_name="Ann", invoice=invoice)
+    when = datetime.datetime(2024, 5, 1, tzinfo=datetime.timezone.utc)
+    await client.schedule_call(email="a@b", starts_at=when)
+"""
+
+# Each line, put in the program, must be a type error: a wrong argument type, a positional argument, a
+# parameter the application supplies (context, config), a result of another type, an unknown tool.
+CLIENT_MISTAKES = [
+    'await client.get_orders(customer_id="7")',
+    "await client.get_orders(7)",
+    "await client.get_invoice(invoice_id=1, tenant_id=2)",
+    'await client.forecast_cash(currencies=["EUR"], config=None)',
+    "text: str = await client.get_orders(customer_id=7)",
+    "await client.get_order(customer_id=7)",
+]
+
+
+def test_mypy_checks_a_program_that_calls_the_typed_client(
+    examples_package: tuple[Path, ModuleType], tmp_path: Path
+) -> None:
+    """One mypy run over the good program and each mistake put in it (a file each)."""
+    out, _ = examples_package
+    config = tmp_path / "mypy.ini"
+    config.write_text(MYPY_CONFIG)
+    good = CLIENT_PROGRAM.format(pkg=out.name)
+    (tmp_path / "client_good.py").write_text(good)
+    bad = []
+    for n, line in enumerate(CLIENT_MISTAKES):
+        bad.append(tmp_path / f"client_bad_{n}.py")
+        bad[-1].write_text(good + f"    {line}\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(config), "--no-incremental"]
+        + ["client_good.py"]
+        + [path.name for path in bad],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"MYPYPATH": str(out.parent), "PATH": ""},
+    )
+    failing = {
+        line.split(":", 1)[0] for line in run.stdout.splitlines() if ": error:" in line
+    }
+    assert failing == {path.name for path in bad}, run.stdout + run.stderr

@@ -15,16 +15,22 @@ from typing import Any
 
 from ..passes.native import NativeType
 from ..passes.naming import Scope
-from ..plan import FieldPlan, ModelPlan, ModulePlan, PackagePlan, PyType, ToolPlan
+from ..plan import (
+    FieldPlan,
+    ModelPlan,
+    ModulePlan,
+    PackagePlan,
+    ParamPlan,
+    PyType,
+    ToolPlan,
+)
 from ..render import render
 from .layout import signature
 from ..literals import LINE_LENGTH, black_literal, holds_decimal, py_literal
 
 # The runtime API generated code is written for (`toolspec_runtime.require`): raised only when the templates
 # start to use something a runtime of that API lacks, so that upgrading codegen leaves generated files alone.
-RUNTIME_API = "0.2"
-# What a module needs of the runtime beyond RUNTIME_API, and the API that brought it.
-MCP_FIELDS_API = "0.3"  # ToolSpec(mcp_fields=...)
+RUNTIME_API = "0.3"
 
 
 @dataclass
@@ -55,12 +61,16 @@ class _Constants:
         self.splices[placeholder] = "\n".join(black_literal(value, head))
         return head + placeholder
 
-    def define(self, head: str, tool: ToolPlan, depth: int, stub: bool) -> str:
+    def define(
+        self, head: str, tool: ToolPlan, depth: int, stub: bool, call: bool = False
+    ) -> str:
         """A tool's `def` line, laid out apart (a tool may have 100,000 parameters) and spliced in whole:
-        the placeholder is a statement of its own at `depth`."""
+        the placeholder is a statement of its own at `depth`. `call`: the caller's signature (`_<Tool>Call`),
+        without the parameters the application supplies."""
         placeholder = f"__codegen_splice_{len(self.splices)}__"
         tail = f" -> {tool.result.expr}:" + (" ..." if stub else "")
-        self.splices[placeholder] = signature(head, _parameters(tool), tail, depth)
+        params = _parameters(tool, call)
+        self.splices[placeholder] = signature(head, params, tail, depth)
         return placeholder
 
 
@@ -109,13 +119,6 @@ def python_units(plan: PackagePlan, skip: Collection[str] = ()) -> list[Unit]:
     if "__init__.py" not in skip:
         units.append(Unit("__init__.py", partial(_render_init, plan)))
     return units
-
-
-def _runtime_api(module: ModulePlan) -> str:
-    """The runtime API a module is written for: the oldest one that has what it uses."""
-    if any(tool.mcp_fields for tool in module.tools):
-        return MCP_FIELDS_API
-    return RUNTIME_API
 
 
 def subpackage_inits(plan: PackagePlan, like: Collection[str] = ()) -> list[str]:
@@ -260,6 +263,7 @@ def _render_module(
         name
         for name, used in (
             ("dispatch", bool(module.tools)),
+            ("mcp_client", bool(module.tools)),
             ("models", bool(module.models)),
             ("paths", bool(module.resources)),
             ("sql", any(t.sql is not None for t in module.tools)),
@@ -270,13 +274,14 @@ def _render_module(
         "module.py.jinja",
         module=module,
         needs=needs,
-        runtime_api=_runtime_api(module),
+        runtime_api=RUNTIME_API,
         models=views,
         tools=module.tools,
         pydantic_names=pydantic_names,
         runtime_modules=runtime_modules,
         has_factories=has_factories,
         signature=constants.define,
+        caller_differs=caller_differs,
         foreign=[
             (_relative(module.dotted, mod), sorted(names))
             for mod, names in sorted(foreign.items())
@@ -343,9 +348,12 @@ def _render_init(plan: PackagePlan) -> PythonFile:
     # Module aliases (under TYPE_CHECKING) stay clear of the names the `__init__` binds itself.
     aliases = Scope(
         {
+            "_agent_tools",
             "_dispatch",
             "_exports",
             "_lazy",
+            "_mcp_client",
+            "_mcp_server",
             "_require",
             "_EXPORTS",
             "_TOOL_NAMES",
@@ -381,7 +389,14 @@ def _render_init(plan: PackagePlan) -> PythonFile:
         "ToolSpec",
         "Tools",
     ]
-    exported += ["dispatch", "export_tools"]
+    exported += [
+        "McpClient",
+        "agents_tools",
+        "dispatch",
+        "export_tools",
+        "mcp_server",
+        "serve_mcp",
+    ]
     exported += sorted({name for names in exports.values() for name in names})
     configs = {
         t.name: (
@@ -426,10 +441,25 @@ def ambiguous_names(plan: PackagePlan) -> dict[str, list[str]]:
     return {name: dotted for name, dotted in owners.items() if len(dotted) > 1}
 
 
-def _parameters(tool: ToolPlan) -> list[str]:
-    """The keyword-only parameters of a tool's typed stub."""
+def _parameters(tool: ToolPlan, call: bool = False) -> list[str]:
+    """The keyword-only parameters of a tool's typed stub; with `call`, those a caller passes (the arguments),
+    not the context values and config the application supplies."""
     params = [
         f"{p.py_name}: {p.type.expr}" + (f" = {p.default_src}" if p.default_src else "")
         for p in tool.params
+        if not call or not _supplied(tool, p)
     ]
     return ["self", "*", *params] if params else ["self"]
+
+
+def _supplied(tool: ToolPlan, param: ParamPlan) -> bool:
+    """A stub parameter the application supplies (a context value, the config), not the tool's caller."""
+    return param.from_context is not None or (
+        tool.config_model is not None and param.py_name == tool.config_param
+    )
+
+
+def caller_differs(tool: ToolPlan) -> bool:
+    """Whether a caller's signature differs from the stub's (`_<Tool>Call` is then written): a SQL tool has
+    no stub, and a tool fed context values or config has parameters no caller passes."""
+    return tool.sql is not None or any(_supplied(tool, p) for p in tool.params)

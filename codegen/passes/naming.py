@@ -48,6 +48,10 @@ RESERVED_NAMES = frozenset(
         "ToolConfigs",
         "dispatch",
         "export_tools",
+        "McpClient",
+        "agents_tools",
+        "mcp_server",
+        "serve_mcp",
     }
 )
 # A top-level module is also an attribute of the package, beside what its `__init__` binds.

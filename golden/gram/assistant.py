@@ -10,11 +10,12 @@ from pydantic import ConfigDict, Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     require as _require,
 )
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class LookupPersonArgs(_models.NativeModel, schema="LOOKUP_PERSON_INPUT_SCHEMA"):
@@ -68,6 +69,16 @@ class Tools(Protocol):
 
     @property
     def schedule_call(self) -> ScheduleCallFn: ...
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("lookupPerson")
+    def lookup_person(self, signature: LookupPersonFn, /) -> None: ...
+
+    @_mcp_client.remote("scheduleCall")
+    def schedule_call(self, signature: ScheduleCallFn, /) -> None: ...
 
 
 # Imported last, so that spec files may refer to each other in cycles.

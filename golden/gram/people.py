@@ -10,11 +10,12 @@ from pydantic import ConfigDict, Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     require as _require,
 )
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class Person(_models.NativeModel, schema="PERSON_SCHEMA"):
@@ -129,6 +130,19 @@ class Tools(Protocol):
 
     @property
     def group_by_city(self) -> GroupByCityFn: ...
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("registerPerson")
+    def register_person(self, signature: RegisterPersonFn, /) -> None: ...
+
+    @_mcp_client.remote("findPeople")
+    def find_people(self, signature: FindPeopleFn, /) -> None: ...
+
+    @_mcp_client.remote("groupByCity")
+    def group_by_city(self, signature: GroupByCityFn, /) -> None: ...
 
 
 PERSON_SCHEMA: dict[str, Any] = {

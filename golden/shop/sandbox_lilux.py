@@ -7,11 +7,12 @@ from typing import Annotated, Any, Protocol
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     require as _require,
 )
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class RunSandboxedScriptArgs(
@@ -58,11 +59,26 @@ class RunSandboxedScriptFn(Protocol):
         ...
 
 
+class _RunSandboxedScriptCall(Protocol):
+    """The signature of a call of the tool `run_sandboxed_script` (`McpClient`): the application supplies the rest."""
+
+    def __call__(
+        self, *, script: str, args: list[str] = [], env: dict[str, str] | None = None
+    ) -> RunSandboxedScriptResult: ...
+
+
 class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 
     @property
     def run_sandboxed_script(self) -> RunSandboxedScriptFn: ...
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("run_sandboxed_script")
+    def run_sandboxed_script(self, signature: _RunSandboxedScriptCall, /) -> None: ...
 
 
 RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA: dict[str, Any] = {

@@ -9,11 +9,12 @@ from pydantic import Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     require as _require,
 )
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class SearchWebArgsFiltersItem(
@@ -72,6 +73,13 @@ class Tools(Protocol):
 
     @property
     def search_web(self) -> SearchWebFn: ...
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("search_web")
+    def search_web(self, signature: SearchWebFn, /) -> None: ...
 
 
 SEARCH_WEB_INPUT_SCHEMA: dict[str, Any] = {

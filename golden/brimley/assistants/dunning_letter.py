@@ -9,11 +9,12 @@ from pydantic import ConfigDict
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     require as _require,
 )
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class DunningLetterArgs(
@@ -43,11 +44,30 @@ class DunningLetterFn(Protocol):
         ...
 
 
+class _DunningLetterCall(Protocol):
+    """The signature of a call of the tool `dunning_letter` (`McpClient`): the application supplies the rest."""
+
+    def __call__(
+        self,
+        *,
+        customer_name: str,
+        invoice: Invoice,
+        tone: Literal["friendly", "firm", "final"] = "friendly",
+    ) -> str: ...
+
+
 class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 
     @property
     def dunning_letter(self) -> DunningLetterFn: ...
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("dunning_letter")
+    def dunning_letter(self, signature: _DunningLetterCall, /) -> None: ...
 
 
 # Imported last, so that spec files may refer to each other in cycles.

@@ -10,11 +10,12 @@ from pydantic import ConfigDict
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     require as _require,
 )
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class ExchangeRateArgs(_models.NativeModel, schema="EXCHANGE_RATE_INPUT_SCHEMA"):
@@ -40,6 +41,13 @@ class Tools(Protocol):
 
     @property
     def exchange_rate(self) -> ExchangeRateFn: ...
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("exchange_rate")
+    def exchange_rate(self, signature: ExchangeRateFn, /) -> None: ...
 
 
 EXCHANGE_RATE_INPUT_SCHEMA: dict[str, Any] = {

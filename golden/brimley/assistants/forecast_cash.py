@@ -10,11 +10,12 @@ from pydantic import ConfigDict, Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     require as _require,
 )
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class ForecastCashArgs(_models.NativeModel, schema="FORECAST_CASH_INPUT_SCHEMA"):
@@ -65,11 +66,30 @@ class ForecastCashFn(Protocol):
         ...
 
 
+class _ForecastCashCall(Protocol):
+    """The signature of a call of the tool `forecast_cash` (`McpClient`): the application supplies the rest."""
+
+    def __call__(
+        self,
+        *,
+        horizon_days: int = 30,
+        currencies: list[str],
+        include_overdue: bool | None = None,
+    ) -> ForecastCashResult: ...
+
+
 class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 
     @property
     def forecast_cash(self) -> ForecastCashFn: ...
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("forecast_cash")
+    def forecast_cash(self, signature: _ForecastCashCall, /) -> None: ...
 
 
 # Imported last, so that spec files may refer to each other in cycles.

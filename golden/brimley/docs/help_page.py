@@ -9,7 +9,7 @@ from pydantic import ConfigDict
 
 from toolspec_runtime import models as _models, paths as _paths, require as _require
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class HelpPageArgs(_models.NativeModel, schema="HELP_PAGE_ARGS_SCHEMA"):

@@ -10,7 +10,7 @@ from pydantic import ConfigDict, Field
 
 from toolspec_runtime import models as _models, require as _require
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class InvoiceFilter(_models.NativeModel, schema="INVOICE_FILTER_SCHEMA"):

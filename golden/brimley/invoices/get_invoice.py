@@ -9,6 +9,7 @@ from pydantic import ConfigDict
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     sql as _sql,
     require as _require,
@@ -17,7 +18,7 @@ from toolspec_runtime import (
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class GetInvoiceArgs(_models.NativeModel, schema="GET_INVOICE_INPUT_SCHEMA"):
@@ -90,10 +91,23 @@ def _get_invoice_tool(args: GetInvoiceArgs, context: Any) -> Invoice | None:
     return get_invoice(_sql.connection(context, "billing"), args, context)
 
 
+class _GetInvoiceCall(Protocol):
+    """The signature of a call of the tool `get_invoice` (`McpClient`): the application supplies the rest."""
+
+    def __call__(self, *, invoice_id: int) -> Invoice | None: ...
+
+
 class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 
     # SQL tools are not here: codegen implements them (get_invoice).
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("get_invoice")
+    def get_invoice(self, signature: _GetInvoiceCall, /) -> None: ...
 
 
 # Imported last, so that spec files may refer to each other in cycles.

@@ -10,6 +10,7 @@ from pydantic import ConfigDict, Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     sql as _sql,
     require as _require,
@@ -18,7 +19,7 @@ from toolspec_runtime import (
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class ListInvoicesArgs(_models.NativeModel, schema="LIST_INVOICES_INPUT_SCHEMA"):
@@ -113,10 +114,30 @@ def _list_invoices_tool(args: ListInvoicesArgs, context: Any) -> list[Invoice]:
     return list_invoices(_sql.connection(context, "billing"), args, context)
 
 
+class _ListInvoicesCall(Protocol):
+    """The signature of a call of the tool `list_invoices` (`McpClient`): the application supplies the rest."""
+
+    def __call__(
+        self,
+        *,
+        status: Literal["draft", "open", "paid", "void"] = "open",
+        issued_after: _dt.date | None = None,
+        account_ids: list[int],
+        limit: int = 50,
+    ) -> list[Invoice]: ...
+
+
 class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 
     # SQL tools are not here: codegen implements them (list_invoices).
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("list_invoices")
+    def list_invoices(self, signature: _ListInvoicesCall, /) -> None: ...
 
 
 # Imported last, so that spec files may refer to each other in cycles.

@@ -10,6 +10,7 @@ from pydantic import ConfigDict
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     sql as _sql,
     require as _require,
@@ -18,7 +19,7 @@ from toolspec_runtime import (
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class MarkInvoicePaidArgs(_models.NativeModel, schema="MARK_INVOICE_PAID_INPUT_SCHEMA"):
@@ -80,10 +81,23 @@ def _mark_invoice_paid_tool(args: MarkInvoicePaidArgs, context: Any) -> None:
     mark_invoice_paid(_sql.connection(context, "billing"), args, context)
 
 
+class _MarkInvoicePaidCall(Protocol):
+    """The signature of a call of the tool `mark_invoice_paid` (`McpClient`): the application supplies the rest."""
+
+    def __call__(self, *, invoice_id: int, paid_at: _dt.datetime) -> None: ...
+
+
 class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 
     # SQL tools are not here: codegen implements them (mark_invoice_paid).
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("mark_invoice_paid")
+    def mark_invoice_paid(self, signature: _MarkInvoicePaidCall, /) -> None: ...
 
 
 MARK_INVOICE_PAID_INPUT_SCHEMA: dict[str, Any] = {

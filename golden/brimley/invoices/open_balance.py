@@ -10,6 +10,7 @@ from pydantic import ConfigDict
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     sql as _sql,
     require as _require,
@@ -18,7 +19,7 @@ from toolspec_runtime import (
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class OpenBalanceArgs(_models.NativeModel, schema="OPEN_BALANCE_INPUT_SCHEMA"):
@@ -78,10 +79,23 @@ def _open_balance_tool(args: OpenBalanceArgs, context: Any) -> _decimal.Decimal:
     return open_balance(_sql.connection(context, "billing"), args, context)
 
 
+class _OpenBalanceCall(Protocol):
+    """The signature of a call of the tool `open_balance` (`McpClient`): the application supplies the rest."""
+
+    def __call__(self, *, account_id: int) -> _decimal.Decimal: ...
+
+
 class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 
     # SQL tools are not here: codegen implements them (open_balance).
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("open_balance")
+    def open_balance(self, signature: _OpenBalanceCall, /) -> None: ...
 
 
 OPEN_BALANCE_INPUT_SCHEMA: dict[str, Any] = {

@@ -10,11 +10,12 @@ from pydantic import ConfigDict, Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     require as _require,
 )
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class GetOrdersArgs(_models.NativeModel, schema="GET_ORDERS_INPUT_SCHEMA"):
@@ -70,6 +71,16 @@ class Tools(Protocol):
 
     @property
     def cancel_order(self) -> CancelOrderFn: ...
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("get_orders")
+    def get_orders(self, signature: GetOrdersFn, /) -> None: ...
+
+    @_mcp_client.remote("cancel_order")
+    def cancel_order(self, signature: CancelOrderFn, /) -> None: ...
 
 
 # Imported last, so that spec files may refer to each other in cycles.

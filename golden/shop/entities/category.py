@@ -9,7 +9,7 @@ from pydantic import ConfigDict
 
 from toolspec_runtime import models as _models, require as _require
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class Category(_models.NativeModel, schema="CATEGORY_SCHEMA"):

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import copy
 import difflib
+import inspect
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
@@ -88,6 +89,9 @@ class ToolResult:
     output_schema: Mapping[str, Any] | None = field(
         default=None, repr=False, compare=False
     )
+    # The value as the JSON data the output check passed, where the caller asked to keep it (`keep_data`):
+    # a server sends that, rather than dumping the typed value back to the same data.
+    data: Any = field(default=_MISSING, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -97,6 +101,8 @@ class ToolResult:
         """The value as JSON data (by wire name), or the error's `to_dict()`."""
         if self.error is not None:
             return self.error.to_dict()
+        if self.data is not _MISSING:
+            return to_json_output(self.data)
         return _jsonable(self.value)
 
     def to_json(self) -> str:
@@ -108,7 +114,7 @@ class ToolResult:
         if self.error is not None:
             return mcp_call_result({}, error=self.error.to_dict())
         definition = {"outputSchema": self.output_schema}
-        data = _jsonable(self.value)
+        data = self.to_data()
         return mcp_call_result(definition, data, text=_json_text(data))
 
 
@@ -236,6 +242,18 @@ def run_tool(
 ) -> ToolResult:
     """Find the tool `name` in a registry (by its name, or by the name `flavour`'s export gave it) and run it
     with `call_tool`; an unknown name is reported with the names there are."""
+    spec = _find(tools, name, flavour)
+    if isinstance(spec, ToolResult):
+        return spec
+    return call_tool(
+        spec, name, arguments, impl, context, config=config, flavour=flavour
+    )
+
+
+def _find(
+    tools: Mapping[str, ToolSpec], name: str, flavour: str | None
+) -> ToolSpec | ToolResult:
+    """The tool `name` (or the one `flavour`'s export named so), or the unknown-tool failure."""
     if flavour is not None and flavour not in CALL_FLAVOURS:
         raise ValueError(
             f"unknown call flavour {flavour!r}; choose one of {CALL_FLAVOURS}"
@@ -246,9 +264,7 @@ def run_tool(
         spec = tools.get(next((t for t, e in exported.items() if e == name), ""))
     if spec is None:
         return _fail(name, "unknown_tool", _unknown_tool(name, tools, flavour))
-    return call_tool(
-        spec, name, arguments, impl, context, config=config, flavour=flavour
-    )
+    return spec
 
 
 def call_tool(
@@ -282,6 +298,108 @@ def _call(
     config: Mapping[str, Any] | None,
     flavour: str | None,
 ) -> ToolResult:
+    prepared = _prepare(spec, arguments, impl, context, config, flavour)
+    if isinstance(prepared, ToolResult):
+        return prepared
+    try:
+        value = prepared.run()
+    except Exception as exc:
+        return _failed_run(spec.name, exc)
+    if inspect.isawaitable(value):
+        # An async implementation called from sync code: its coroutine is dropped unrun, and said so.
+        close = getattr(value, "close", None)
+        if close is not None:
+            close()
+        return _fail(spec.name, "implementation_error", _ASYNC_IMPL)
+    return check_result(spec, value)
+
+
+async def run_tool_async(
+    tools: Mapping[str, ToolSpec],
+    name: str,
+    arguments: str | bytes | Mapping[str, Any],
+    impl: Any,
+    context: Any = None,
+    *,
+    config: Mapping[str, Any] | None = None,
+    flavour: str | None = None,
+    to_thread: Callable[[Callable[[], Any]], Awaitable[Any]] | None = None,
+    keep_data: bool = False,
+) -> ToolResult:
+    """`run_tool` for async code: an implementation that is a coroutine function is awaited; a sync one runs
+    through `to_thread` (e.g. `anyio.to_thread.run_sync`, so a slow tool does not block the event loop), or
+    inline without it. Validation is the same as `run_tool`'s, step for step (the same functions).
+    `keep_data`: see `check_result` (a server that sends the result as JSON keeps it).
+    """
+    spec = _find(tools, name, flavour)
+    if isinstance(spec, ToolResult):
+        return spec
+    try:
+        prepared = _prepare(spec, arguments, impl, context, config, flavour)
+        if isinstance(prepared, ToolResult):
+            return prepared
+        try:
+            if to_thread is None or prepared.is_async():
+                value = prepared.run()
+            else:
+                value = await to_thread(prepared.run)
+            if inspect.isawaitable(value):
+                value = await value
+        except Exception as exc:
+            return _failed_run(spec.name, exc)
+        return check_result(spec, value, keep_data)
+    except Exception as exc:
+        # as in call_tool: a bug or an exotic input, still no traceback
+        return _fail(
+            spec.name,
+            "internal_error",
+            f"the tool could not be run ({_exception_text(exc)})",
+        )
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A call whose arguments, context values and config are checked: what is left is to run it."""
+
+    target: Callable[..., Any]
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+    def run(self) -> Any:
+        return self.target(*self.args, **self.kwargs)
+
+    def is_async(self) -> bool:
+        return inspect.iscoroutinefunction(self.target)
+
+
+_ASYNC_IMPL = (
+    "the tool's implementation is async (a coroutine function): it runs through the async dispatch "
+    "(`run_tool_async`, as the MCP server does), not the sync `dispatch`"
+)
+
+
+def _failed_run(name: str, exc: Exception) -> ToolResult:
+    if isinstance(exc, MissingContextError):
+        return _fail(name, "missing_context", f"the tool cannot run: {exc}")
+    # the caller gets a readable error, never a traceback
+    return _fail(
+        name,
+        "implementation_error",
+        f"the tool failed while running: {_exception_text(exc)}",
+    )
+
+
+def _prepare(
+    spec: ToolSpec,
+    arguments: str | bytes | Mapping[str, Any],
+    impl: Any,
+    context: Any,
+    config: Mapping[str, Any] | None,
+    flavour: str | None,
+) -> ToolResult | _Prepared:
+    """Everything before the implementation runs: the arguments read and validated, context values looked up
+    and checked, the config validated; a failure on the way comes back as the ToolResult.
+    """
     name = spec.name
     data: Any = arguments
     if isinstance(arguments, (str, bytes)):
@@ -372,21 +490,20 @@ def _call(
             f"the tool is not implemented (the implementation has no method "
             f"{spec.method!r})",
         )
-    try:
-        if spec.implementation is not None:  # generated (SQL): takes model and context
-            value = spec.implementation(args, context)
-        else:
-            value = target(**kwargs)
-    except MissingContextError as exc:
-        return _fail(name, "missing_context", f"the tool cannot run: {exc}")
-    except Exception as exc:  # the caller gets a readable error, never a traceback
-        return _fail(
-            name,
-            "implementation_error",
-            f"the tool failed while running: {_exception_text(exc)}",
-        )
+    if spec.implementation is not None:  # generated (SQL): takes model and context
+        return _Prepared(spec.implementation, (args, context), {})
+    return _Prepared(target, (), kwargs)
+
+
+def check_result(spec: ToolSpec, value: Any, keep_data: bool = False) -> ToolResult:
+    """A result value checked against the tool's output schema and typed, or the failure: the implementation's
+    value here, a server's result in `mcp_client` (one check for both sides of a call). `keep_data`: the
+    result keeps the JSON data the check passed (`ToolResult.data`), which its `to_data` and `to_mcp` send.
+    """
+    name = spec.name
     if spec.implementation is not None and _validated_rows(spec, value):
         return ToolResult(name, value, output_schema=spec.output_schema)
+    data: Any = _MISSING
     if spec.output_schema is not None:
         # The same exact check as the arguments get: Pydantic alone would take "1.5" or True for a number.
         value = to_json_data(value)
@@ -395,6 +512,8 @@ def _call(
         if problems:
             found = tuple(Problem(_dotted(p.path), p.message) for p in problems)
             return _fail(name, "invalid_result", _BAD_RESULT, *found)
+        if keep_data:
+            data = value
     try:
         # Typed laxly when checked above (strict mode would refuse `1.0` for an integer, which is one).
         value = spec.result_adapter().validate_python(
@@ -402,7 +521,7 @@ def _call(
         )
     except ValidationError as exc:
         return _fail(name, "invalid_result", _BAD_RESULT, *_pydantic_problems(exc))
-    return ToolResult(name, value, output_schema=spec.output_schema)
+    return ToolResult(name, value, output_schema=spec.output_schema, data=data)
 
 
 def _validated_rows(spec: ToolSpec, value: Any) -> bool:
@@ -524,8 +643,13 @@ def _with_dialect(schema: Mapping[str, Any]) -> dict[str, Any]:
     return {"$schema": DRAFT, **{k: v for k, v in schema.items() if k != "$schema"}}
 
 
+def problems_of(found: list[Any]) -> tuple[Problem, ...]:
+    """A schema check's problems (path tuples) as `Problem`s with dotted paths."""
+    return tuple(Problem(_dotted(p.path), p.message) for p in found)
+
+
 def _invalid_arguments(name: str, problems: list[Any]) -> ToolResult:
-    found = tuple(Problem(_dotted(p.path), p.message) for p in problems)
+    found = problems_of(problems)
     return ToolResult(
         name,
         error=ToolError(name, "invalid_arguments", _FIX_ARGUMENTS, found),
@@ -559,9 +683,11 @@ def _dotted(path: tuple[Any, ...]) -> str:
 def _jsonable(value: Any) -> Any:
     # By wire name, and only what was set: the dump must validate against the schema it came from. Decimals
     # are numbers (Pydantic's JSON mode would make them strings).
-    return to_json_output(
-        TypeAdapter(Any).dump_python(value, by_alias=True, exclude_unset=True)
-    )
+    return to_json_output(_ANY.dump_python(value, by_alias=True, exclude_unset=True))
+
+
+# Made once: a TypeAdapter costs more to build than a result costs to dump.
+_ANY: TypeAdapter[Any] = TypeAdapter(Any)
 
 
 def _json_text(data: Any) -> str:

@@ -41,6 +41,7 @@ __all__ = [
     "export_tools",
     "mcp_call_result",
     "mcp_output_schema",
+    "mcp_result_wrapped",
     "mcp_tool",
     "openai_arguments",
     "openai_tool",
@@ -434,6 +435,12 @@ def mcp_output_schema(schema: Any) -> tuple[dict[str, Any], bool]:
     return wrapped, True
 
 
+def mcp_result_wrapped(schema: Any) -> bool:
+    """Whether `mcp_output_schema` wraps results of `schema` as `{"result": <value>}`: decided without
+    building the wrapped schema, which a server asks once per call."""
+    return not _root_is_object(_schema_document(schema))
+
+
 def mcp_call_result(
     definition: Mapping[str, Any],
     value: Any = None,
@@ -451,7 +458,7 @@ def mcp_call_result(
         text = json.dumps(value, ensure_ascii=False)
     result: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
     if definition.get("outputSchema") is not None:
-        wrapped = mcp_output_schema(definition["outputSchema"])[1]
+        wrapped = mcp_result_wrapped(definition["outputSchema"])
         result["structuredContent"] = {MCP_RESULT_KEY: value} if wrapped else value
     result["isError"] = False
     return result

@@ -15,10 +15,17 @@ from typing import Any, Protocol, TypedDict
 
 from .dispatch import ToolSpec
 
-__all__ = ["ToolRegistry", "package_attributes", "tool_configs", "tools_protocol"]
+__all__ = [
+    "ToolRegistry",
+    "mcp_client",
+    "package_attributes",
+    "tool_configs",
+    "tools_protocol",
+]
 
 _MISSING = object()
 TOOLS_DOC = "Everything an implementation must provide: one method per tool, checked by mypy against the specs."
+CLIENT_DOC = "These tools on an MCP server, typed: `await McpClient(session).<tool>(...)`; a failure raises McpToolError."
 
 
 class ToolRegistry(Mapping[str, ToolSpec]):
@@ -108,6 +115,25 @@ def tools_protocol(package: str, modules: Iterable[str]) -> type:
         namespace.update(__module__=package, __qualname__="Tools", __doc__=TOOLS_DOC)
 
     return types.new_class("Tools", (*bases, Protocol), exec_body=body)
+
+
+def mcp_client(
+    package: str, tools: Mapping[str, ToolSpec], modules: Iterable[str]
+) -> type:
+    """The package's `McpClient` at run time: the tool methods of every module's `_McpClient` (it imports the
+    modules with tools) on one subclass of the runtime's client, whose calls use the package's `tools`. (Type
+    checkers see a class of those bases under `if TYPE_CHECKING:`; one class of the methods is the same at run
+    time and builds in linear time whatever the number of modules.)"""
+    from .mcp_client import McpClient, Remote
+
+    namespace: dict[str, Any] = {}
+    for module in modules:
+        found = vars(import_module(module, package)._McpClient)
+        namespace.update((k, v) for k, v in found.items() if isinstance(v, Remote))
+    namespace.update(
+        _tools=tools, __module__=package, __qualname__="McpClient", __doc__=CLIENT_DOC
+    )
+    return type("McpClient", (McpClient,), namespace)
 
 
 def tool_configs(

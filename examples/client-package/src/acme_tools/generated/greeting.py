@@ -9,11 +9,12 @@ from pydantic import ConfigDict, Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     require as _require,
 )
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class GreetArgs(_models.NativeModel, schema="GREET_INPUT_SCHEMA"):
@@ -40,6 +41,13 @@ class Tools(Protocol):
 
     @property
     def greet(self) -> GreetFn: ...
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("greet")
+    def greet(self, signature: GreetFn, /) -> None: ...
 
 
 GREET_INPUT_SCHEMA: dict[str, Any] = {

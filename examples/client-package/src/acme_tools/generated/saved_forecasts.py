@@ -9,6 +9,7 @@ from pydantic import ConfigDict, Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     sql as _sql,
     require as _require,
@@ -17,7 +18,7 @@ from toolspec_runtime import (
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class SavedForecastsArgs(_models.NativeModel, schema="SAVED_FORECASTS_INPUT_SCHEMA"):
@@ -78,10 +79,23 @@ def _saved_forecasts_tool(args: SavedForecastsArgs, context: Any) -> list[Foreca
     return saved_forecasts(_sql.connection(context, "default"), args, context)
 
 
+class _SavedForecastsCall(Protocol):
+    """The signature of a call of the tool `saved_forecasts` (`McpClient`): the application supplies the rest."""
+
+    def __call__(self, *, city: str, limit: int = 10) -> list[Forecast]: ...
+
+
 class Tools(Protocol):
     """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
 
     # SQL tools are not here: codegen implements them (saved_forecasts).
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("saved_forecasts")
+    def saved_forecasts(self, signature: _SavedForecastsCall, /) -> None: ...
 
 
 # Imported last, so that spec files may refer to each other in cycles.

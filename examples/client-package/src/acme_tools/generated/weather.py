@@ -9,11 +9,12 @@ from pydantic import ConfigDict, Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
+    mcp_client as _mcp_client,
     models as _models,
     require as _require,
 )
 
-_require("0.2", __name__)
+_require("0.3", __name__)
 
 
 class GetForecastArgs(_models.NativeModel, schema="GET_FORECAST_INPUT_SCHEMA"):
@@ -47,6 +48,13 @@ class Tools(Protocol):
 
     @property
     def get_forecast(self) -> GetForecastFn: ...
+
+
+class _McpClient(_mcp_client.McpClient):
+    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
+
+    @_mcp_client.remote("get_forecast")
+    def get_forecast(self, signature: GetForecastFn, /) -> None: ...
 
 
 GET_FORECAST_INPUT_SCHEMA: dict[str, Any] = {
