@@ -133,29 +133,40 @@ def paths_under(root: str) -> list[str]:
     return found
 
 
-def vouched_stamps(previous: Previous, out: Path) -> dict[str, list[int] | None] | None:
-    """The spec files and OUT's files of a no-op, by absolute path, with their stamps as `quick.py` takes them:
-    each vouched for by its stamp, or read and hashed by this process and settled since (`quick.settled`); None
-    when one is neither."""
+def vouched_stamps(
+    sources: Iterable[Source],
+    spec_stamps: Mapping[str, SpecStamp],
+    files: Mapping[str, tuple[str, int]],
+    stamped: Mapping[str, list[int]],
+    out: Path,
+) -> dict[str, list[int] | str | None] | None:
+    """The spec files `sources` and OUT's `files` (sha256, size) of a build or a no-op that just checked them,
+    by absolute path, as `quick.py` checks them: by their stamp where one vouches for them (`spec_stamps`,
+    `stamped`) or they settled before this process started, else by the hash of their bytes (`=sha256:size`:
+    a spec file, or a file at OUT's top, such as the manifest a build writes last). None when a file is none
+    of these (a file below OUT is only read through the writer's confinement)."""
     from . import quick
 
-    found: dict[str, list[int] | None] = {}
-    known = previous.spec_stamps
-    paths = [(display, known.get(display)) for display, _, _ in previous.sources]
-    paths += [
-        (os.path.join(out, rel), previous.out.stamped.get(rel))
-        for rel in previous.record.files
+    paths: list[tuple[str, list[Any] | None, str, bool]] = [
+        (display, spec_stamps.get(display, [None])[: len(_STAMP)], sha, True)
+        for display, _, sha in sources
     ]
-    for path, stamp in paths:
+    paths += [
+        (os.path.join(out, rel), stamped.get(rel), f"{sha}", "/" not in rel)
+        for rel, (sha, _) in files.items()
+    ]
+    found: dict[str, list[int] | str | None] = {}
+    for path, stamp, sha, hashable in paths:
         try:
             info = os.lstat(path)
         except OSError:
             return None
-        if (
-            stamp is None or stamp[: len(_STAMP)] != _stamp(info)
-        ) and not quick.settled(info):
+        if stamp == _stamp(info) or quick.settled(info):
+            found[os.path.abspath(path)] = quick.stamp_of(info)
+        elif hashable and stat.S_ISREG(info.st_mode):
+            found[os.path.abspath(path)] = f"={sha}:{info.st_size}"
+        else:
             return None
-        found[os.path.abspath(path)] = quick.stamp_of(info)
     return found
 
 

@@ -301,6 +301,16 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
             previous.spec_stamps if previous is not None else {},
         )
         cache.store(out, record)
+        if not problems:  # the no-op after this build can be told by stamps (quick.py)
+            vouched = cache.vouched_stamps(
+                result.sources, record.spec_stamps, record.files, record.stamps, out
+            )
+            _remember(
+                settings,
+                args,
+                vouched,
+                *_no_op_output(settings, record, result.read, result.ignored, args),
+            )
     if args.verbose:
         for path in report.written:
             print(f"wrote {out / path}")
@@ -334,13 +344,37 @@ def _up_to_date(
     """Nothing changed since the recorded build and OUT still holds what it wrote: report that build again
     (and note the files this rested on, so that the same command can tell it sooner: quick.py).
     """
-    assert settings.output is not None
-    out, record, read = _shown(settings.output), previous.record, previous.read
+    record = previous.record
+    stdout, stderr = _no_op_output(
+        settings, record, previous.read, previous.ignored, args
+    )
+    print(stderr, end="", file=sys.stderr)
+    print(stdout, end="")
+    vouched = cache.vouched_stamps(
+        previous.sources,
+        previous.spec_stamps,
+        record.files,
+        previous.out.stamped,
+        _shown(settings.output or Path()),
+    )
+    _remember(settings, args, vouched, stdout, stderr)
+    return 0
+
+
+def _no_op_output(
+    settings: Settings,
+    record: cache.Record,
+    read: list[str],
+    ignored: list[str],
+    args: argparse.Namespace,
+) -> tuple[str, str]:
+    """What a no-op after the build `record` prints: (stdout, stderr)."""
+    out = _shown(settings.output or Path())
     stdout: list[str] = []
     stderr: list[str] = [] if args.quiet else record.lines(args.verbose)
     if args.verbose:
         stdout += [f"read {path}" for path in read]
-        stdout += [f"ignored {path}" for path in previous.ignored]
+        stdout += [f"ignored {path}" for path in ignored]
         stdout.append("nothing changed since the last build (codegen's rebuild record)")
     if not args.quiet:
         noted = f", {record.warnings} warning(s)" if record.warnings else ""
@@ -349,37 +383,38 @@ def _up_to_date(
             f"codegen: {len(read)} spec file(s), {record.tools} tool(s){noted} -> {out} "
             f"(0 written, {unchanged} unchanged, 0 deleted)"
         )
-    for line in stderr:
-        print(line, file=sys.stderr)
-    for line in stdout:
-        print(line)
-    vouched = cache.vouched_stamps(previous, out)
-    if vouched is not None and args.argv is not None:
-        from . import quick
+    return "".join(f"{line}\n" for line in stdout), "".join(
+        f"{line}\n" for line in stderr
+    )
 
-        cwd = Path.cwd()
-        # where settings could come from: each must stay as it is, or absent
-        pyprojects = [str(folder / "pyproject.toml") for folder in (cwd, *cwd.parents)]
-        folders = [path for path in pyprojects if os.path.lexists(path)]
-        vouched.update({path: None for path in pyprojects if path not in folders})
-        for (
-            spec
-        ) in (
-            settings.specs
-        ):  # (a root that is a link is walked through, as discovery does)
-            folders.append(os.path.abspath(spec))
-            if spec.is_dir():
-                folders += cache.paths_under(os.path.abspath(spec))
-        folders += cache.codegen_paths()
-        quick.save(
-            args.argv,
-            os.fsdecode(settings.output),
-            vouched,
-            folders,
-            "".join(f"{line}\n" for line in stdout),
-            "".join(f"{line}\n" for line in stderr),
-        )
-    return 0
+
+def _remember(
+    settings: Settings,
+    args: argparse.Namespace,
+    vouched: dict[str, list[int] | str | None] | None,
+    stdout: str,
+    stderr: str,
+) -> None:
+    """Leave the stamps a no-op of this command would rest on (quick.py), with what it prints."""
+    if vouched is None or settings.output is None:
+        return
+    from . import quick
+
+    cwd = Path.cwd()
+    # where settings could come from: each must stay as it is, or absent
+    pyprojects = [str(folder / "pyproject.toml") for folder in (cwd, *cwd.parents)]
+    folders = [path for path in pyprojects if os.path.lexists(path)]
+    vouched.update({path: None for path in pyprojects if path not in folders})
+    for (
+        spec
+    ) in settings.specs:  # (a root that is a link is walked through, as discovery does)
+        folders.append(os.path.abspath(spec))
+        if spec.is_dir():
+            folders += cache.paths_under(os.path.abspath(spec))
+    folders += cache.codegen_paths()
+    quick.save(
+        args.argv, os.fsdecode(settings.output), vouched, folders, stdout, stderr
+    )
 
 
 def _check(

@@ -109,8 +109,22 @@ def _load(data: bytes) -> list[str]:
     return fields
 
 
-def _stamp_text(stamp: list[int] | None) -> str:
+def _stamp_text(stamp: list[int] | str | None) -> str:
+    if isinstance(stamp, str):
+        return stamp  # `=sha256:size`: checked by the file's bytes
     return "-" if stamp is None else ",".join(map(str, stamp))
+
+
+def _holds(path: str, expected: str) -> bool:
+    """Whether the regular file `path` (not followed if a link) has the bytes `=sha256:size` names."""
+    sha, _, size = expected[1:].partition(":")
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
+    with os.fdopen(fd, "rb") as handle:
+        if (os.fstat(fd).st_mode & 0o170000) != 0o100000:  # S_IFREG
+            return False
+        data = handle.read(int(size) + 1)
+    return len(data) == int(size) and hashlib.sha256(data).hexdigest() == sha
 
 
 def up_to_date(argv: list[str]) -> bool:
@@ -129,7 +143,11 @@ def up_to_date(argv: list[str]) -> bool:
         if len(stamps) % 2:
             return False
         for at in range(0, len(stamps), 2):
-            if _stamp_text(_stamp(stamps[at])) != stamps[at + 1]:
+            name, expected = stamps[at], stamps[at + 1]
+            if expected.startswith("="):
+                if not _holds(name, expected):
+                    return False
+            elif _stamp_text(_stamp(name)) != expected:
                 return False
     except (OSError, ValueError):
         return False
@@ -141,13 +159,14 @@ def up_to_date(argv: list[str]) -> bool:
 def save(
     argv: list[str],
     out: str,
-    vouched: dict[str, list[int] | None],
+    vouched: dict[str, list[int] | str | None],
     folders: list[str],
     stdout: str,
     stderr: str,
 ) -> None:
-    """Record a no-op of the command `argv` (see the module's doc): `vouched`, the files whose stamps the no-op
-    vouched for (by path: their stamp as this module takes it, None for a file that must stay absent);
+    """Record a no-op of the command `argv` (see the module's doc): `vouched`, the files the command just
+    vouched for (by path: their stamp as this module takes it, `=sha256:size` for one to be checked by its bytes,
+    None for a file that must stay absent);
     `folders`, the folders and codegen's files, stamped when they have settled. Best effort: a cache that
     cannot be written is no reason to stop."""
     path = _command(argv) and _record_file(out)
@@ -155,7 +174,7 @@ def save(
         return
     stamps: list[str] = []
     for name, stamp in vouched.items():
-        if _stamp(name) != stamp:
+        if not isinstance(stamp, str) and _stamp(name) != stamp:
             return  # changed since it was vouched for
         stamps += [name, _stamp_text(stamp)]
     for name in folders:

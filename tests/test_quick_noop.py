@@ -135,3 +135,25 @@ def test_a_specs_folder_that_is_a_link_pointed_elsewhere_means_the_ordinary_comm
     (project / "specs").unlink()
     (project / "specs").symlink_to("other")
     assert not quick.up_to_date(ARGV)
+
+
+def test_the_no_op_right_after_a_build_is_told_by_stamps_and_the_manifests_bytes(
+    project: Path,
+) -> None:
+    """A build leaves the stamps too: its files are vouched for by the stamps it records, and the manifest it
+    wrote last (whose stamp could still change unseen within the clock's tick) by its bytes.
+    """
+    time.sleep(1.2)  # the specs (not OUT) have settled
+    command = [sys.executable, "-X", "importtime", "-m", "codegen", *ARGV]
+    env = {**os.environ, "CODEGEN_CACHE_DIR": str(project / "cache")}
+    build = subprocess.run(command, env=env, capture_output=True, text=True)
+    assert build.returncode == 0 and "codegen.cli" in build.stderr
+    no_op = subprocess.run(command, env=env, capture_output=True, text=True)
+    assert no_op.returncode == 0 and "0 written" in no_op.stdout
+    assert "codegen.cli" not in no_op.stderr
+    manifest = project / "out" / ".codegen-manifest.json"
+    manifest.write_bytes(manifest.read_bytes().replace(b"{", b"{ ", 1))
+    changed = subprocess.run(command, env=env, capture_output=True, text=True)
+    assert (
+        "codegen.cli" in changed.stderr
+    )  # not the bytes it wrote: the ordinary command
