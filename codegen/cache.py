@@ -124,12 +124,15 @@ def codegen_paths() -> list[str]:
     return found
 
 
-def paths_under(root: str) -> list[str]:
-    """`root` and every file and folder under it, bytecode caches aside (not following links below it)."""
+def paths_under(root: str, files: bool = True) -> list[str]:
+    """`root` and every folder (and file, unless not `files`) under it, bytecode caches aside (not following
+    links below it)."""
     found = [root]
-    for folder, folders, files in os.walk(root):
+    for folder, folders, names in os.walk(root):
         folders[:] = [name for name in folders if name != "__pycache__"]
-        found += [os.path.join(folder, name) for name in (*folders, *files)]
+        found += [os.path.join(folder, name) for name in folders]
+        if files:
+            found += [os.path.join(folder, name) for name in names]
     return found
 
 
@@ -143,27 +146,27 @@ def vouched_stamps(
     """The spec files `sources` and OUT's `files` (sha256, size) of a build or a no-op that just checked them,
     by absolute path, as `quick.py` checks them: by their stamp where one vouches for them (`spec_stamps`,
     `stamped`) or they settled before this process started, else by the hash of their bytes (`=sha256:size`:
-    a spec file, or a file at OUT's top, such as the manifest a build writes last). None when a file is none
-    of these (a file below OUT is only read through the writer's confinement)."""
+    such as the manifest a build writes last, or a spec file read this second). None when one is not there
+    or no regular file."""
     from . import quick
 
-    paths: list[tuple[str, list[Any] | None, str, bool]] = [
-        (display, spec_stamps.get(display, [None])[: len(_STAMP)], sha, True)
+    paths: list[tuple[str, list[Any] | None, str]] = [
+        (display, spec_stamps.get(display, [None])[: len(_STAMP)], sha)
         for display, _, sha in sources
     ]
     paths += [
-        (os.path.join(out, rel), stamped.get(rel), f"{sha}", "/" not in rel)
+        (os.path.join(out, rel), stamped.get(rel), sha)
         for rel, (sha, _) in files.items()
     ]
     found: dict[str, list[int] | str | None] = {}
-    for path, stamp, sha, hashable in paths:
+    for path, stamp, sha in paths:
         try:
             info = os.lstat(path)
         except OSError:
             return None
         if stamp == _stamp(info) or quick.settled(info):
             found[os.path.abspath(path)] = quick.stamp_of(info)
-        elif hashable and stat.S_ISREG(info.st_mode):
+        elif stat.S_ISREG(info.st_mode):
             found[os.path.abspath(path)] = f"={sha}:{info.st_size}"
         else:
             return None

@@ -410,7 +410,7 @@ def _remember(
     ) in settings.specs:  # (a root that is a link is walked through, as discovery does)
         folders.append(os.path.abspath(spec))
         if spec.is_dir():
-            folders += cache.paths_under(os.path.abspath(spec))
+            folders += cache.paths_under(os.path.abspath(spec), files=False)
     folders += cache.codegen_paths()
     quick.save(
         args.argv, os.fsdecode(settings.output), vouched, folders, stdout, stderr

@@ -7,7 +7,7 @@ stamp (`lstat`: type, device, inode, size, modification and change times) of eve
 rested on: the spec files and every folder under the specs (a file added or removed changes its folder's times),
 OUT's files, codegen's own files and those of the libraries it renders with, and each `pyproject.toml` the
 settings could come from (or that there is none). The next command with the same line, in the same folder,
-finds every stamp as it was and prints the same lines, having imported `os`, `sys` and `hashlib`.
+finds every stamp as it was and prints the same lines, having imported `os`, `sys`, `time` and `zlib`.
 
 A stamp only stands for what was checked if nothing could change unseen in the same tick of the file system's
 clock: files are stamped as the no-op vouched for them (the rebuild record's rules), and folders and codegen's
@@ -17,10 +17,10 @@ missing or unreadable record, a stamp that differs) means the ordinary command r
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 import time
+import zlib
 
 _STARTED = time.time_ns()
 FORMAT = 1
@@ -57,7 +57,10 @@ def _record_file(out: str) -> str | None:
             if home == "~":
                 return None
             root = os.path.join(home, ".cache", "codegen")
-    key = hashlib.sha256(os.fsencode(os.path.realpath(out))).hexdigest()
+    # (zlib, not hashlib, whose import alone is a tenth of this: the record names OUT, so two OUTs of one key
+    # only take each other's place)
+    path = os.fsencode(os.path.realpath(out))
+    key = f"{zlib.crc32(path):08x}{zlib.adler32(path):08x}"
     return os.path.join(root, "rebuild", f"{key}.quick")
 
 
@@ -115,23 +118,43 @@ def _stamp_text(stamp: list[int] | str | None) -> str:
     return "-" if stamp is None else ",".join(map(str, stamp))
 
 
-def _holds(path: str, expected: str) -> bool:
-    """Whether the regular file `path` (not followed if a link) has the bytes `=sha256:size` names."""
+def _holds(path: str, expected: str, out: str) -> bool:
+    """Whether the regular file `path` has the bytes `=sha256:size` names. A file of OUT is opened folder by
+    folder below OUT, following no link (as the writer reads OUT: OUT's previous contents are untrusted); a
+    spec file is opened as the compiler reads it, without following a link at the end.
+    """
+    import hashlib
+
     sha, _, size = expected[1:].partition(":")
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(path, flags)
+    folder = None
+    if path.startswith(out + os.sep):
+        *parts, path = path[len(out) + 1 :].split(os.sep)
+        folder = os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            for part in parts:
+                inner = os.open(
+                    part, flags | getattr(os, "O_DIRECTORY", 0), dir_fd=folder
+                )
+                os.close(folder)
+                folder = inner
+            fd = os.open(path, flags, dir_fd=folder)
+        finally:
+            os.close(folder)
+    else:
+        fd = os.open(path, flags)
     with os.fdopen(fd, "rb") as handle:
-        if (os.fstat(fd).st_mode & 0o170000) != 0o100000:  # S_IFREG
+        if (os.fstat(fd).st_mode & 0o170000) != 0o100000:  # not a regular file
             return False
         data = handle.read(int(size) + 1)
     return len(data) == int(size) and hashlib.sha256(data).hexdigest() == sha
 
 
 def up_to_date(argv: list[str]) -> bool:
-    """Whether the command `argv` is a no-op a no-op before it recorded; if so, its output is printed again."""
+    """Whether the command `argv` is a no-op, as one before it recorded; if so, its output is printed again."""
     command = _command(argv)
-    path = command and _record_file(command[1])
-    if not path:
+    path = _record_file(command[1]) if command else None
+    if command is None or path is None:
         return False
     try:
         with open(path, "rb") as handle:
@@ -139,13 +162,16 @@ def up_to_date(argv: list[str]) -> bool:
         context = _context(argv)
         if fields[: len(context) + 1] != [str(FORMAT), *context]:
             return False
-        stdout, stderr, *stamps = fields[len(context) + 1 :]
+        out, stdout, stderr, listed = fields[len(context) + 1 :]
+        if out != os.path.abspath(command[1]):
+            return False
+        stamps = listed.split("\0")  # (no path holds a NUL)
         if len(stamps) % 2:
             return False
         for at in range(0, len(stamps), 2):
             name, expected = stamps[at], stamps[at + 1]
             if expected.startswith("="):
-                if not _holds(name, expected):
+                if not _holds(name, expected, out):
                     return False
             elif _stamp_text(_stamp(name)) != expected:
                 return False
@@ -186,7 +212,9 @@ def save(
             return
         stamps += [name, _stamp_text(stamp_of(info))]
     try:
-        data = _dump([str(FORMAT), *_context(argv), stdout, stderr, *stamps])
+        root = os.path.abspath(out)
+        listed = "\0".join(stamps)
+        data = _dump([str(FORMAT), *_context(argv), root, stdout, stderr, listed])
         temporary = f"{path}.{os.getpid()}.tmp"
         with open(temporary, "wb") as handle:
             handle.write(data)
