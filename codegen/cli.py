@@ -171,6 +171,9 @@ def _shown(path: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from . import quick
+
+    quick.started()  # (a command run in a process of its own, or one of many in a caller's: bench/, tests)
     args = _parser().parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     config_diags = Diagnostics()

@@ -75,9 +75,15 @@ def stamp_of(info: os.stat_result) -> list[int]:
     ]
 
 
+def started() -> None:
+    """Note that a command starts now, before it looks at any file (`settled` is measured from here)."""
+    global _STARTED
+    _STARTED = time.time_ns()
+
+
 def settled(info: os.stat_result) -> bool:
-    """Whether a file or folder last changed a second before this process started: whatever this process
-    found in it, a later change moves its change time on."""
+    """Whether a file or folder last changed a second before this command started: whatever the command found
+    in it, a later change moves its change time on."""
     return info.st_ctime_ns < _STARTED - _SETTLED_NS
 
 

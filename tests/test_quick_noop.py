@@ -39,8 +39,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def settled(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every file counts as settled (as if this process had started a while after the last change)."""
-    monkeypatch.setattr(quick, "_STARTED", time.time_ns() + 10**12)
+    """Every file counts as settled (as if each command started a while after the last change)."""
+    monkeypatch.setattr(quick, "_SETTLED_NS", -(10**15))
 
 
 def _recorded(capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
