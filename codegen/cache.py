@@ -150,13 +150,14 @@ def vouched_stamps(
     or no regular file."""
     from . import quick
 
+    root = os.path.abspath(out)
     paths: list[tuple[str, list[Any] | None, str]] = [
-        (display, spec_stamps.get(display, [None])[: len(_STAMP)], sha)
+        (os.path.abspath(display), spec_stamps.get(display, [None])[: len(_STAMP)], sha)
         for display, _, sha in sources
     ]
+    # (string joins: os.path.join and abspath for each of 20,000 files were most of this)
     paths += [
-        (os.path.join(out, rel), stamped.get(rel), sha)
-        for rel, (sha, _) in files.items()
+        (f"{root}/{rel}", stamped.get(rel), sha) for rel, (sha, _) in files.items()
     ]
     found: dict[str, list[int] | str | None] = {}
     for path, stamp, sha in paths:
@@ -165,9 +166,9 @@ def vouched_stamps(
         except OSError:
             return None
         if stamp == _stamp(info) or quick.settled(info):
-            found[os.path.abspath(path)] = quick.stamp_of(info)
+            found[path] = quick.stamp_of(info)
         elif stat.S_ISREG(info.st_mode):
-            found[os.path.abspath(path)] = f"={sha}:{info.st_size}"
+            found[path] = f"={sha}:{info.st_size}"
         else:
             return None
     return found

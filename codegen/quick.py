@@ -197,17 +197,18 @@ def save(
     stderr: str,
 ) -> None:
     """Record a no-op of the command `argv` (see the module's doc): `vouched`, the files the command just
-    vouched for (by path: their stamp as this module takes it, `=sha256:size` for one to be checked by its bytes,
-    None for a file that must stay absent);
+    vouched for (by path: the stamp it vouched for, as this module takes it; `=sha256:size` for one to be
+    checked by its bytes; None for a file that must stay absent);
     `folders`, the folders and codegen's files, stamped when they have settled. Best effort: a cache that
     cannot be written is no reason to stop."""
     path = _command(argv) and _record_file(out)
     if not path:
         return
     stamps: list[str] = []
-    for name, stamp in vouched.items():
-        if not isinstance(stamp, str) and _stamp(name) != stamp:
-            return  # changed since it was vouched for
+    for (
+        name,
+        stamp,
+    ) in vouched.items():  # (each just taken by the caller from what it vouched for)
         stamps += [name, _stamp_text(stamp)]
     for name in folders:
         try:
