@@ -8,7 +8,7 @@ templates need in a shape they can print without logic.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -112,7 +112,7 @@ def python_units(plan: PackagePlan, skip: Collection[str] = ()) -> list[Unit]:
         for module in plan.modules
         if module.path not in skip
     ]
-    for package in sorted(_subpackages(plan)):
+    for package in sorted(_subpackages(m.dotted for m in plan.modules)):
         path = f"{package}/__init__.py"
         if path not in skip:
             units.append(Unit(path, partial(_render_subpackage, plan, package)))
@@ -121,50 +121,53 @@ def python_units(plan: PackagePlan, skip: Collection[str] = ()) -> list[Unit]:
     return units
 
 
-def subpackage_inits(plan: PackagePlan, like: Collection[str] = ()) -> list[str]:
+def subpackage_inits(
+    plan: PackagePlan, like: Collection[str] | None = None
+) -> list[str]:
     """The `__init__.py` of every subpackage: they name the modules in it, and nothing else of them. With
     `like` (the dotted modules of another package), only those that package has alike.
     """
-    if not like:
-        return [f"{package}/__init__.py" for package in sorted(_subpackages(plan))]
-    other = PackagePlan([ModulePlan(dotted, "", "") for dotted in like], [], {})
-    return [
-        f"{package}/__init__.py"
-        for package in sorted(_subpackages(plan) & _subpackages(other))
-        if _children(plan, package.replace("/", "."))
-        == _children(other, package.replace("/", "."))
-    ]
+    ours = [module.dotted for module in plan.modules]
+    packages = _subpackages(ours)
+    if like is not None:
+        packages = {
+            package
+            for package in packages & _subpackages(like)
+            if _children(ours, package) == _children(like, package)
+        }
+    return [f"{package}/__init__.py" for package in sorted(packages)]
 
 
 def _render_subpackage(plan: PackagePlan, package: str) -> PythonFile:
-    dotted = package.replace("/", ".")
     constants = _Constants()
     text = render(
         "subpackage_init.py.jinja",
         package=package,
         runtime_api=RUNTIME_API,
-        children=_children(plan, dotted),
+        children=_children([m.dotted for m in plan.modules], package),
         constant=constants,
     )
     return PythonFile(text, constants.splices)
 
 
-def _subpackages(plan: PackagePlan) -> set[str]:
+def _subpackages(modules: Iterable[str]) -> set[str]:
+    """The folders (`a/b`) of the dotted `modules`, at every depth."""
     folders: set[str] = set()
-    for module in plan.modules:
-        parts = module.dotted.split(".")[:-1]
+    for dotted in modules:
+        parts = dotted.split(".")[:-1]
         folders.update("/".join(parts[: i + 1]) for i in range(len(parts)))
     return folders
 
 
-def _children(plan: PackagePlan, package: str = "") -> list[str]:
-    """The names of the modules and subpackages directly in `package` (dotted; "" for the top level)."""
-    prefix = f"{package}." if package else ""
+def _children(modules: Iterable[str], package: str = "") -> list[str]:
+    """The names of the modules and subpackages of the dotted `modules` directly in `package` (a folder,
+    `a/b`; "" for the top level)."""
+    prefix = f"{package.replace('/', '.')}." if package else ""
     return sorted(
         {
-            m.dotted[len(prefix) :].split(".")[0]
-            for m in plan.modules
-            if m.dotted.startswith(prefix)
+            dotted[len(prefix) :].split(".")[0]
+            for dotted in modules
+            if dotted.startswith(prefix)
         }
     )
 
@@ -423,7 +426,7 @@ def _render_init(plan: PackagePlan) -> PythonFile:
             for t in sorted(plan.tools, key=lambda t: t.name)
             if t.config_model
         },
-        submodules=_children(plan),
+        submodules=_children([m.dotted for m in plan.modules]),
         runtime_api=RUNTIME_API,
         exported=exported,
         constant=constants,

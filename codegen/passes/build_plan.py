@@ -65,7 +65,8 @@ class PlanBuilder:
         package = PackagePlan([], [], {}, entity_classes=dict(self.entity_classes))
         for name, (_, spec) in self.program.entities.items():
             dotted = ".".join(module_path(spec.source.rel.as_posix()))
-            package.entity_modules[dict.__getitem__(self.entity_classes, name)] = dotted
+            # (`get`: only a module's own use of an entity counts as asked for)
+            package.entity_modules[self.entity_classes.get(name, "")] = dotted
         for rel in built:
             parts = self.reused.get(rel)
             if parts is None:
