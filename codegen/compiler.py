@@ -36,6 +36,7 @@ from .passes.build_plan import PlanBuilder
 from .passes.bundle import bundler_for, tree_documents
 from .passes.check_schemas import check_schemas
 from .passes.resolve import Program, apply_prefixes, build_namespace
+from .passes.naming import schemas_path
 from .plan import PackagePlan
 from .writer import MANIFEST, case_collisions
 
@@ -265,7 +266,7 @@ def _owners(plan: PackagePlan, program: Program) -> dict[str, Span]:
     for module in plan.modules:
         source = sources.get(module.source_display)
         if source is not None:
-            owners[module.path] = source.span(0)
+            owners[module.path] = owners[schemas_path(module.path)] = source.span(0)
     for tool in plan.tools:
         if tool.name in program.tools:
             owners[tool_file(tool.func)] = program.tools[tool.name][0].span

@@ -13,6 +13,8 @@ import re
 
 from .backends.statements import statement
 from .backends.python import PythonFile
+from .backends.schemas import dump_json
+from .passes.naming import schemas_path
 
 # A placeholder statement, as the templates print it: `NAME: T = __codegen_splice_<n>__` at module level.
 _PLACEHOLDER = re.compile(r"\w+: [\w\[\], ]+ = (__codegen_splice_\d+__)")
@@ -64,5 +66,11 @@ def layout_module(text: str, splices: dict[str, str], path: str = "") -> str:
 
 
 def format_all(files: dict[str, PythonFile]) -> dict[str, str]:
-    """Lay out every file (in this process: it is cheaper than starting workers)."""
-    return {path: format_python(source, path) for path, source in files.items()}
+    """Lay out every file (in this process: it is cheaper than starting workers), and write beside each
+    module the JSON file of its schema constants."""
+    done: dict[str, str] = {}
+    for path, source in files.items():
+        done[path] = format_python(source, path)
+        if source.schemas is not None:
+            done[schemas_path(path)] = dump_json(source.schemas)
+    return done

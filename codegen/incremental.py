@@ -49,6 +49,7 @@ from .module_parts import (
     texts,
 )
 from .passes.build_plan import PlanBuilder
+from .passes.naming import schemas_path
 from .split import read_half
 from .plan import PackagePlan, ToolPlan
 from .writer import MANIFEST, WriteError, case_collisions
@@ -153,6 +154,9 @@ class _Rebuild:
                     self._keep(
                         [parts.path, *(f"schemas/{t[1]}.json" for t in parts.tools)]
                     )
+                    # its schema constants, if it has any (the last build wrote them with it)
+                    data = schemas_path(parts.path)
+                    self._keep([data] if data in self.out.files else [])
                     self._keep(
                         [f"schemas/entities/{cls}.json" for _, cls in parts.entities]
                     )

@@ -7,15 +7,15 @@ to one of its tools), so importing the package costs little whatever the number 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from toolspec_runtime import dispatch as _dispatch, exports as _exports, lazy as _lazy
-from toolspec_runtime import agent_tools as _agent_tools, mcp_server as _mcp_server
-from toolspec_runtime import require as _require
-from toolspec_runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec
+from toolspec_runtime import dispatch as _dispatch, lazy as _lazy
+from toolspec_runtime import package as _package, require as _require
+from toolspec_runtime.dispatch import AgentSpec as AgentSpec, ToolError as ToolError
+from toolspec_runtime.dispatch import ToolResult as ToolResult, ToolSpec as ToolSpec
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 if TYPE_CHECKING:
     # What type checkers and editors see; at run time the same names are served by `__getattr__` (below).
@@ -285,202 +285,14 @@ AGENTS: dict[str, AgentSpec] = {
 """Agents and the tools each may call (gram `:Agent` patterns)."""
 
 
-def dispatch(
-    name: str,
-    arguments: str | bytes | Mapping[str, Any],
-    impl: Tools | None = None,
-    context: Any = None,
-    *,
-    config: ToolConfigs | None = None,
-    flavour: Literal["openai", "anthropic", "mcp"] | None = None,
-) -> ToolResult:
-    """Run the tool `name`: validate `arguments` (JSON text or a mapping), call `impl`, validate the result.
-
-    `config` holds the tools' instantiation configs; `flavour` names the format the LLM saw the tools in
-    (`export_tools`): its tool names are accepted, and "openai" strict-mode arguments are read back first.
-    Failures come back as a `ToolResult` whose `error` an LLM can read; no traceback reaches the caller.
-    """
-    return _dispatch.run_tool(
-        TOOLS, name, arguments, impl, context, config=config, flavour=flavour
-    )
-
-
-def export_tools(
-    flavour: Literal["openai", "anthropic", "mcp", "xml"],
-    names: Iterable[str] | None = None,
-) -> Any:
-    """The tools (all, or `names`) as an LLM API takes them, as in `schemas/tools.<flavour>.*`: a list of tool
-    objects ("openai", "anthropic"), a `tools/list` result ("mcp"), or XML text ("xml").
-    """
-    chosen = sorted(TOOLS) if names is None else list(names)
-    exported = _exports.export_names(TOOLS, flavour)
-    return _exports.export_tools(
-        [TOOLS[n].definition() for n in chosen], flavour, exported
-    )
-
-
-def mcp_server(
-    impl: Any, *, context: Any = None, config: ToolConfigs | None = None
-) -> Any:
-    """These tools as a server of the official MCP SDK (`mcp.server.lowlevel.Server`): `tools/list` answers
-    `export_tools("mcp")`, `tools/call` runs `impl` (a `Tools`, its methods sync or async) through `dispatch`.
-    Needs `pip install 'toolspec-runtime[mcp]'`.
-    """
-    return _mcp_server.mcp_server(
-        __name__, TOOLS, export_tools("mcp"), impl, context=context, config=config
-    )
-
-
-def serve_mcp(
-    impl: Any,
-    *,
-    transport: Literal["stdio", "streamable-http"] = "stdio",
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    context: Any = None,
-    config: ToolConfigs | None = None,
-) -> None:
-    """Serve these tools over MCP until stopped: on stdin/stdout, or over streamable HTTP at
-    `http://<host>:<port>/mcp` (loopback unless `host` says otherwise).
-    """
-    server = mcp_server(impl, context=context, config=config)
-    _mcp_server.serve_mcp(server, transport=transport, host=host, port=port)
-
-
-def agents_tools(
-    impl: Any, *, context: Any = None, config: ToolConfigs | None = None
-) -> list[Any]:
-    """These tools as OpenAI Agents SDK `FunctionTool`s: strict schemas as `export_tools("openai")` writes them,
-    calls through `dispatch`. Needs `pip install 'toolspec-runtime[agents]'`.
-    """
-    return _agent_tools.agents_tools(
-        TOOLS, export_tools("openai"), impl, context=context, config=config
-    )
-
-
-__all__: list[str] = [
-    "AGENTS",
-    "TOOLS",
-    "AgentSpec",
-    "ToolConfigs",
-    "ToolError",
-    "ToolResult",
-    "ToolSpec",
-    "Tools",
-    "McpClient",
-    "agents_tools",
-    "dispatch",
-    "export_tools",
-    "mcp_server",
-    "serve_mcp",
-    "CANCEL_ORDER_INPUT_SCHEMA",
-    "CATEGORY_SCHEMA",
-    "CUSTOMER_SCHEMA",
-    "CancelOrderArgs",
-    "CancelOrderFn",
-    "Category",
-    "Customer",
-    "DUNNING_LETTER_INPUT_SCHEMA",
-    "DUNNING_LETTER_OUTPUT_SCHEMA",
-    "DunningLetterArgs",
-    "DunningLetterFn",
-    "EXCHANGE_RATE_INPUT_SCHEMA",
-    "EXCHANGE_RATE_OUTPUT_SCHEMA",
-    "ExchangeRateArgs",
-    "ExchangeRateFn",
-    "FIND_PEOPLE_INPUT_SCHEMA",
-    "FIND_PEOPLE_OUTPUT_SCHEMA",
-    "FORECAST_CASH_CONFIG_SCHEMA",
-    "FORECAST_CASH_INPUT_SCHEMA",
-    "FORECAST_CASH_OUTPUT_SCHEMA",
-    "FindPeopleArgs",
-    "FindPeopleFn",
-    "ForecastCashArgs",
-    "ForecastCashConfig",
-    "ForecastCashFn",
-    "ForecastCashResult",
-    "GET_INVOICE_INPUT_SCHEMA",
-    "GET_INVOICE_OUTPUT_SCHEMA",
-    "GET_INVOICE_SQL",
-    "GET_ORDERS_INPUT_SCHEMA",
-    "GET_ORDERS_OUTPUT_SCHEMA",
-    "GROUP_BY_CITY_INPUT_SCHEMA",
-    "GROUP_BY_CITY_OUTPUT_SCHEMA",
-    "GetInvoiceArgs",
-    "GetOrdersArgs",
-    "GetOrdersFn",
-    "GroupByCityArgs",
-    "GroupByCityFn",
-    "GroupByCityResultItem",
-    "HELP_PAGE_ARGS_SCHEMA",
-    "HELP_PAGE_PATH",
-    "HelpPageArgs",
-    "INVOICE_FILTER_SCHEMA",
-    "INVOICE_SCHEMA",
-    "Invoice",
-    "InvoiceFilter",
-    "LIST_INVOICES_INPUT_SCHEMA",
-    "LIST_INVOICES_OUTPUT_SCHEMA",
-    "LIST_INVOICES_SQL",
-    "LOOKUP_PERSON_INPUT_SCHEMA",
-    "LOOKUP_PERSON_OUTPUT_SCHEMA",
-    "Line",
-    "ListInvoicesArgs",
-    "LookupPersonArgs",
-    "LookupPersonFn",
-    "MARK_INVOICE_PAID_INPUT_SCHEMA",
-    "MARK_INVOICE_PAID_SQL",
-    "MarkInvoicePaidArgs",
-    "OPEN_BALANCE_INPUT_SCHEMA",
-    "OPEN_BALANCE_OUTPUT_SCHEMA",
-    "OPEN_BALANCE_SQL",
-    "ORDER_SCHEMA",
-    "OpenBalanceArgs",
-    "Order",
-    "PERSON_SCHEMA",
-    "Person",
-    "REGISTER_PERSON_INPUT_SCHEMA",
-    "REGISTER_PERSON_OUTPUT_SCHEMA",
-    "RUN_SANDBOXED_SCRIPT_CONFIG_SCHEMA",
-    "RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA",
-    "RUN_SANDBOXED_SCRIPT_OUTPUT_SCHEMA",
-    "RegisterPersonArgs",
-    "RegisterPersonArgsPerson",
-    "RegisterPersonArgsPersonAddress",
-    "RegisterPersonFn",
-    "RunSandboxedScriptArgs",
-    "RunSandboxedScriptConfig",
-    "RunSandboxedScriptFn",
-    "RunSandboxedScriptResult",
-    "SAY_HELLO_INPUT_SCHEMA",
-    "SAY_HELLO_OUTPUT_SCHEMA",
-    "SCHEDULE_CALL_INPUT_SCHEMA",
-    "SEARCH_WEB_INPUT_SCHEMA",
-    "SEARCH_WEB_OUTPUT_SCHEMA",
-    "SayHelloArgs",
-    "SayHelloFn",
-    "ScheduleCallArgs",
-    "ScheduleCallFn",
-    "SearchWebArgs",
-    "SearchWebArgsFiltersItem",
-    "SearchWebFn",
-    "SearchWebResult",
-    "SearchWebResultResultsItem",
-    "bind_get_invoice",
-    "bind_list_invoices",
-    "bind_mark_invoice_paid",
-    "bind_open_balance",
-    "execute_get_invoice",
-    "execute_list_invoices",
-    "execute_mark_invoice_paid",
-    "execute_open_balance",
-    "format_help_page",
-    "get_invoice",
-    "list_invoices",
-    "mark_invoice_paid",
-    "match_help_page",
-    "open_balance",
-]
+# `dispatch`, `export_tools`, `mcp_server`, `serve_mcp`, `agents_tools`: the runtime's, typed with this
+# package's `Tools` and `ToolConfigs`.
+_PACKAGE: _package.Package[Tools, ToolConfigs] = _package.Package(__name__, TOOLS)
+dispatch = _PACKAGE.dispatch
+export_tools = _PACKAGE.export_tools
+mcp_server = _PACKAGE.mcp_server
+serve_mcp = _PACKAGE.serve_mcp
+agents_tools = _PACKAGE.agents_tools
 
 if not TYPE_CHECKING:
     __getattr__, __dir__ = _lazy.package_attributes(

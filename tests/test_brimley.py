@@ -351,7 +351,7 @@ request: {method: GET, url: "https://example.invalid"}
     )
     module = files["f.py"]
     assert re.search(
-        r"class ConfiguredConfig\(_models\.(Schema|Native)Model, schema=", module
+        r"class ConfiguredConfig\(\s*_models\.(Schema|Native)Model, schema=", module
     )
     assert "api_key: str" in module and "timeout: float = 5.0" in module
     assert (

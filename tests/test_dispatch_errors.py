@@ -78,7 +78,7 @@ def test_unknown_tool_names_the_tools_there_are(pkg: ModuleType) -> None:
 
 
 def test_unknown_tool_in_a_big_registry_lists_no_names() -> None:
-    spec = ToolSpec("t", "t", None, BaseModel, {"type": "object"})
+    spec = ToolSpec(name="t", args_model=BaseModel, input_schema={"type": "object"})
     tools = {f"tool_{i}": spec for i in range(40)}
     result = run_tool(tools, "tool_x", {}, None)
     assert result.error is not None and "The tools are" not in result.error.message
@@ -258,7 +258,7 @@ def test_a_fault_inside_codegen_is_still_an_error() -> None:
         def explode(cls, data: Any) -> Any:
             raise RuntimeError("boom")
 
-    spec = ToolSpec("broken", "broken", None, Broken, {"type": "object"})
+    spec = ToolSpec(name="broken", args_model=Broken, input_schema={"type": "object"})
     result = call_tool(spec, "broken", {}, None, None)
     data = _check_shape(result, "broken", "internal_error")
     assert data["message"] == "the tool could not be run (RuntimeError: boom)"

@@ -169,7 +169,7 @@ def test_an_edited_entity_recompiles_the_files_embedding_it(
     user.write_text(json.dumps(_entity("User", extra="renamed")))
     assert _same_as_a_full_build(capsys)[0] == 0
     assert reuses[1] is True
-    assert "renamed" in (project / "out" / "alpha.py").read_text()
+    assert "renamed" in (project / "out" / "alpha.schemas.json").read_text()
 
 
 def test_an_entity_found_by_its_id_makes_an_edit_a_full_compile(
@@ -187,7 +187,7 @@ def test_an_entity_found_by_its_id_makes_an_edit_a_full_compile(
     )
     assert _same_as_a_full_build(capsys)[0] == 0
     assert reuses == [False, False, False]
-    assert "renamed" in (project / "out" / "gamma.py").read_text()
+    assert "renamed" in (project / "out" / "gamma.schemas.json").read_text()
 
 
 def test_an_edit_adding_a_duplicate_name_across_files_is_reported_as_a_full_build_does(

@@ -48,7 +48,7 @@ def test_a_noop_rebuild_writes_nothing_and_an_edit_rewrites_what_changed(
 
     (specs / "gamma.json").unlink()
     report = _build(specs, out)
-    assert report.deleted == ["gamma.py", "schemas/gamma.json"]
+    assert report.deleted == ["gamma.py", "gamma.schemas.json", "schemas/gamma.json"]
     assert not (out / "gamma.py").exists()
 
 

@@ -35,7 +35,9 @@ def test_tool_id_is_the_wire_name_and_name_the_title(tmp_path: Path) -> None:
     assert definition["description"] == "Processes the data."
     assert definition["inputSchema"]["title"] == "Process data"
     module = files["process.py"]
-    assert 'name="process_data"' in module and '"title": "Process data"' in module
+    schemas = json.loads(files["process.schemas.json"])
+    assert 'name="process_data"' in module
+    assert schemas["PROCESS_DATA_INPUT_SCHEMA"]["title"] == "Process data"
     assert "class ProcessDataArgs(" in module
     [mcp] = json.loads(files["schemas/tools.mcp.json"])["tools"]
     assert (
@@ -46,7 +48,8 @@ def test_tool_id_is_the_wire_name_and_name_the_title(tmp_path: Path) -> None:
 
 
 def test_the_executor_settings_stay_metadata(tmp_path: Path) -> None:
-    module = _compile(tmp_path, MANIFEST)["process.py"]
+    files = _compile(tmp_path, MANIFEST)
+    module = files["process.py"] + files["process.schemas.json"]
     assert '"executor": "subprocess"' in module and '"version": "1.0.0"' in module
     assert '"tool_id"' not in module and '"name": "Process data"' not in module
 

@@ -5,6 +5,7 @@ data; a pointer into another spec file must lead somewhere, as one within a file
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -183,11 +184,11 @@ def test_an_edit_of_a_referenced_document_rebuilds_the_referrer(tmp_path: Path) 
     out = tmp_path / "out"
     first = run_cli(str(specs), "-o", str(out), cwd=tmp_path)
     assert first.returncode == 0, first.stderr
-    assert '"minLength": 5' in (out / "order.py").read_text()
+    assert '"minLength": 5' in (out / "order.schemas.json").read_text()
     write(specs, "sub/codes.yaml", CODES_YAML.replace("minLength: 5", "minLength: 4"))
     second = run_cli(str(specs), "-o", str(out), cwd=tmp_path)
     assert second.returncode == 0, second.stderr
-    assert '"minLength": 4' in (out / "order.py").read_text()
+    assert '"minLength": 4' in (out / "order.schemas.json").read_text()
 
 
 # Item 5: data under an unknown keyword is never a reference.
@@ -211,7 +212,8 @@ def test_a_ref_under_an_unknown_keyword_is_data(
     assert result.files is not None, errors(result)
     Thing = model(tmp_path, result.files, "thing", "Thing", import_package)
     assert Thing.model_validate({"n": 1}).n == 1
-    assert '"$ref": "#missing"' in result.files["thing.py"]  # kept as data
+    thing = json.loads(result.files["thing.schemas.json"])["THING_SCHEMA"]
+    assert '"$ref": "#missing"' in json.dumps(thing)  # kept as data
 
 
 def test_a_ref_under_an_unknown_keyword_a_pointer_names_is_a_schema(
@@ -399,7 +401,8 @@ def test_a_ref_under_an_unknown_keyword_is_not_rewritten_with_a_real_one(
     write(specs, "thing.schema.json", schema)
     result = compiled(specs)
     assert result.files is not None, errors(result)
-    assert '"x-note": {"$ref": "item.schema.json"}' in result.files["thing.py"]
+    thing = json.loads(result.files["thing.schemas.json"])["THING_SCHEMA"]
+    assert '"x-note": {"$ref": "item.schema.json"}' in json.dumps(thing)
     Thing = model(tmp_path, result.files, "thing", "Thing", import_package)
     with pytest.raises(ValidationError):
         Thing.model_validate({"i": "s"})

@@ -41,10 +41,19 @@ def test_a_new_property_of_an_entity_changes_few_lines(tmp_path: Path) -> None:
         for path in sorted(set(before) | set(after))
         if path.endswith(".py") and before.get(path) != after.get(path)
     }
-    # The entity's module (its model and schema) and the module of `get_orders`, whose output schema holds a
-    # copy of Order's: nothing else.
-    assert set(changed) == {"shop/entities/order.py", "shop/billing/orders.py"}
+    # The entity's module (its model): nothing else of Python. The schemas change as JSON beside their
+    # modules: Order's own, and the copy in `get_orders`' output schema.
+    assert set(changed) == {"shop/entities/order.py"}
     assert sum(changed.values()) <= 40, changed
+    data = {
+        path
+        for path in set(before) | set(after)
+        if path.endswith(".schemas.json") and before.get(path) != after.get(path)
+    }
+    assert data == {
+        "shop/entities/order.schemas.json",
+        "shop/billing/orders.schemas.json",
+    }
     # The new field, typed as its schema says (an integer enum: 1.0 is one of its values, so it is checked).
     entity = str(after["shop/entities/order.py"])
     assert "    priority: Annotated[\n        Literal[1, 2, 3] | None," in entity

@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any
 
 from ..passes.native import NativeType
-from ..passes.naming import Scope
+from ..passes.naming import Scope, schemas_path
 from ..plan import (
     FieldPlan,
     ModelPlan,
@@ -26,23 +26,26 @@ from ..plan import (
 )
 from ..render import render
 from .layout import signature
-from ..literals import LINE_LENGTH, black_literal, holds_decimal, py_literal
+from ..literals import LINE_LENGTH, black_literal, py_literal
 
 # The runtime API generated code is written for (`toolspec_runtime.require`): raised only when the templates
 # start to use something a runtime of that API lacks, so that upgrading codegen leaves generated files alone.
-RUNTIME_API = "0.3"
+RUNTIME_API = "0.4"
 
 
 @dataclass
 class PythonFile:
     """Rendered source, plus the constants left out of it for the formatter to splice in pre-formatted.
 
-    Schema constants are most of a module's text; black would spend most of its time re-laying them out, so
-    they are rendered as a placeholder name and `black_literal` formats them instead (see formatting.py).
+    Large literals (`__all__`, the package's tables) and long `def` lines are rendered as a placeholder name
+    and laid out apart (`black_literal`, `layout.signature`), in time linear in their size (see formatting.py).
     """
 
     text: str
     splices: dict[str, str]
+    # A module's schema constants, which the formatter writes as JSON beside it (`naming.schemas_path`): JSON
+    # Schema is data, and a reviewer reads it as JSON, not as a Python literal a hundred lines long.
+    schemas: dict[str, Any] | None = None
 
 
 class _Constants:
@@ -243,31 +246,19 @@ def _render_module(
         needs |= kind.needs
         for name in kind.models - local:
             foreign[plan.entity_modules[name]].add(name)
-    # A number no float holds (`1e999`), in a schema, a default or a check, is written `_decimal.Decimal(...)`.
-    if any(holds_decimal(document) for document in module.constants.values()):
-        needs.add("_decimal")
     constants = _Constants()
     views = [_model_view(m, native) for m in module.models]
     fields = [fv for view in views for fv in view["fields"]]
     has_factories = any(fv.uses_factory for fv in fields)
-    pydantic_names = [
-        name
-        for name, used in (
-            (
-                "ConfigDict",
-                any(m.extra == "forbid" and m.root is None for m in module.models),
-            ),
-            ("Field", any(fv.uses_field for fv in fields) or "Field" in needs),
-        )
-        if used
-    ]
+    uses_field = any(fv.uses_field for fv in fields) or "Field" in needs
+    pydantic_names = ["Field"] if uses_field else []
     # The runtime is reached only as `_<module>.<name>`: no user name can shadow it.
     runtime_modules = [
         name
         for name, used in (
             ("dispatch", bool(module.tools)),
             ("mcp_client", bool(module.tools)),
-            ("models", bool(module.models)),
+            ("models", bool(module.models or module.constants)),
             ("paths", bool(module.resources)),
             ("sql", any(t.sql is not None for t in module.tools)),
         )
@@ -290,9 +281,22 @@ def _render_module(
             for mod, names in sorted(foreign.items())
         ],
         constant=constants,
+        constant_type=_constant_type,
+        input_implied=partial(_input_implied, {m.class_name: m for m in module.models}),
+        schemas_file=schemas_path(module.path).rpartition("/")[2],
         exported=module.exported_names(),
     )
-    return PythonFile(text, constants.splices)
+    return PythonFile(text, constants.splices, dict(module.constants) or None)
+
+
+def _input_implied(models: dict[str, ModelPlan], tool: ToolPlan) -> bool:
+    """Whether a tool's input schema is the one its arguments model names in its `class` line, which
+    `ToolSpec` then takes (so that the module says it once)."""
+    model = models.get(tool.args_model)
+    return model is not None and (model.schema_const, model.pointer) == (
+        tool.input_const,
+        "",
+    )
 
 
 def _fields(model: ModelPlan, native: bool) -> list[FieldView]:
@@ -328,6 +332,8 @@ def _model_view(model: ModelPlan, native: tuple[set[str], set[str]]) -> dict[str
     keywords = [f"schema={py_literal(location)}"]
     if is_native and model.class_name not in native[1]:
         keywords.append("exact_numbers=True")
+    if model.extra == "forbid" and model.root is None:
+        keywords.append('extra="forbid"')  # pydantic's config, as a class keyword
     return {
         "plan": model,
         "fields": _fields(model, is_native),
@@ -351,12 +357,11 @@ def _render_init(plan: PackagePlan) -> PythonFile:
     # Module aliases (under TYPE_CHECKING) stay clear of the names the `__init__` binds itself.
     aliases = Scope(
         {
-            "_agent_tools",
             "_dispatch",
-            "_exports",
             "_lazy",
             "_mcp_client",
-            "_mcp_server",
+            "_package",
+            "_PACKAGE",
             "_require",
             "_EXPORTS",
             "_TOOL_NAMES",
@@ -382,25 +387,6 @@ def _render_init(plan: PackagePlan) -> PythonFile:
         (path, None if len(names) == len(m.exported_names()) else names)
         for m, (path, names) in zip(plan.modules, exports.items())
     ]
-    exported = [
-        "AGENTS",
-        "TOOLS",
-        "AgentSpec",
-        "ToolConfigs",
-        "ToolError",
-        "ToolResult",
-        "ToolSpec",
-        "Tools",
-    ]
-    exported += [
-        "McpClient",
-        "agents_tools",
-        "dispatch",
-        "export_tools",
-        "mcp_server",
-        "serve_mcp",
-    ]
-    exported += sorted({name for names in exports.values() for name in names})
     configs = {
         t.name: (
             f"{alias_of[t.module]}.{t.config_model}"
@@ -428,7 +414,6 @@ def _render_init(plan: PackagePlan) -> PythonFile:
         },
         submodules=_children([m.dotted for m in plan.modules]),
         runtime_api=RUNTIME_API,
-        exported=exported,
         constant=constants,
     )
     return PythonFile(text, constants.splices)

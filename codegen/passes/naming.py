@@ -193,6 +193,13 @@ def module_path(rel: str) -> list[str]:
     return [module_name(part) for part in folders] + [module_name(name)]
 
 
+def schemas_path(py_path: str) -> str:
+    """`billing/orders.py` -> `billing/orders.schemas.json`: the JSON file beside a module that holds its schema
+    constants (no module or folder has a dot in its name, so no other output can be this file).
+    """
+    return py_path[: -len(".py")] + ".schemas.json"
+
+
 def constant_name(python_name: str) -> str:
     name = python_name.upper().strip("_") or "VALUE"
     return f"VALUE_{name}" if name[0].isdigit() else name  # (`31_M` is no name)

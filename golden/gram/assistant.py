@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
@@ -15,23 +15,24 @@ from toolspec_runtime import (
     require as _require,
 )
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class LookupPersonArgs(_models.NativeModel, schema="LOOKUP_PERSON_INPUT_SCHEMA"):
+class LookupPersonArgs(
+    _models.NativeModel, schema="LOOKUP_PERSON_INPUT_SCHEMA", extra="forbid"
+):
     """Arguments of the tool `lookupPerson`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     email: str = Field(description="The person's email address.")
 
 
 class ScheduleCallArgs(
-    _models.NativeModel, schema="SCHEDULE_CALL_INPUT_SCHEMA", exact_numbers=True
+    _models.NativeModel,
+    schema="SCHEDULE_CALL_INPUT_SCHEMA",
+    exact_numbers=True,
+    extra="forbid",
 ):
     """Arguments of the tool `scheduleCall`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     email: str
     starts_at: Annotated[_dt.datetime, _models.DATE_TIME] = Field(
@@ -44,21 +45,15 @@ class ScheduleCallArgs(
 
 
 class LookupPersonFn(Protocol):
-    """The signature an implementation of the tool `lookupPerson` must have."""
-
     def __call__(self, *, email: str) -> Person:
         """Fetches one person by email address."""
-        ...
 
 
 class ScheduleCallFn(Protocol):
-    """The signature an implementation of the tool `scheduleCall` must have."""
-
     def __call__(
         self, *, email: str, starts_at: _dt.datetime, minutes: Literal[15, 30, 60] = 30
     ) -> None:
         """Books a call with a person; returns nothing."""
-        ...
 
 
 class Tools(Protocol):
@@ -66,7 +61,6 @@ class Tools(Protocol):
 
     @property
     def lookup_person(self) -> LookupPersonFn: ...
-
     @property
     def schedule_call(self) -> ScheduleCallFn: ...
 
@@ -76,7 +70,6 @@ class _McpClient(_mcp_client.McpClient):
 
     @_mcp_client.remote("lookupPerson")
     def lookup_person(self, signature: LookupPersonFn, /) -> None: ...
-
     @_mcp_client.remote("scheduleCall")
     def schedule_call(self, signature: ScheduleCallFn, /) -> None: ...
 
@@ -84,61 +77,10 @@ class _McpClient(_mcp_client.McpClient):
 # Imported last, so that spec files may refer to each other in cycles.
 from ..gram.people import Person  # noqa: E402
 
-LOOKUP_PERSON_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "email": {"type": "string", "description": "The person's email address."}
-    },
-    "required": ["email"],
-    "additionalProperties": False,
-}
-
-LOOKUP_PERSON_OUTPUT_SCHEMA: dict[str, Any] = {
-    "$ref": "#/$defs/Person",
-    "$defs": {
-        "Person": {
-            "title": "Person",
-            "type": "object",
-            "description": "A person in the directory.",
-            "properties": {
-                "fullName": {
-                    "type": "string",
-                    "description": "Given and family name.",
-                    "minLength": 1,
-                },
-                "age": {
-                    "type": "integer",
-                    "description": "Age in whole years.",
-                    "minimum": 0,
-                    "maximum": 150,
-                },
-                "email": {"type": "string", "pattern": "^[^@ ]+@[^@ ]+$"},
-                "birthday": {
-                    "type": "string",
-                    "format": "date",
-                    "default": "2000-01-01",
-                },
-            },
-            "required": ["fullName", "age", "email"],
-            "additionalProperties": False,
-        }
-    },
-}
-
-SCHEDULE_CALL_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "email": {"type": "string"},
-        "startsAt": {
-            "type": "string",
-            "format": "date-time",
-            "description": "Start, with a time zone.",
-        },
-        "minutes": {"type": "integer", "default": 30, "enum": [15, 30, 60]},
-    },
-    "required": ["email", "startsAt"],
-    "additionalProperties": False,
-}
+_SCHEMAS = _models.load_schemas(__name__, "assistant.schemas.json")
+LOOKUP_PERSON_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS["LOOKUP_PERSON_INPUT_SCHEMA"]
+LOOKUP_PERSON_OUTPUT_SCHEMA: dict[str, Any] = _SCHEMAS["LOOKUP_PERSON_OUTPUT_SCHEMA"]
+SCHEDULE_CALL_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS["SCHEDULE_CALL_INPUT_SCHEMA"]
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
@@ -146,7 +88,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         method="lookup_person",
         description="Fetches one person by email address.",
         args_model=LookupPersonArgs,
-        input_schema=LOOKUP_PERSON_INPUT_SCHEMA,
         output_schema=LOOKUP_PERSON_OUTPUT_SCHEMA,
         result_type=Person,
     ),
@@ -155,7 +96,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         method="schedule_call",
         description="Books a call with a person; returns nothing.",
         args_model=ScheduleCallArgs,
-        input_schema=SCHEDULE_CALL_INPUT_SCHEMA,
         result_type=None,
     ),
 )

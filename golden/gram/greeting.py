@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
@@ -14,23 +14,20 @@ from toolspec_runtime import (
     require as _require,
 )
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class SayHelloArgs(_models.NativeModel, schema="SAY_HELLO_INPUT_SCHEMA"):
+class SayHelloArgs(
+    _models.NativeModel, schema="SAY_HELLO_INPUT_SCHEMA", extra="forbid"
+):
     """Arguments of the tool `sayHello`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     person_name: str = Field("world", alias="personName")
 
 
 class SayHelloFn(Protocol):
-    """The signature an implementation of the tool `sayHello` must have."""
-
     def __call__(self, *, person_name: str = "world") -> str:
         """Returns a friendly greeting message for the given name"""
-        ...
 
 
 class Tools(Protocol):
@@ -47,13 +44,9 @@ class _McpClient(_mcp_client.McpClient):
     def say_hello(self, signature: SayHelloFn, /) -> None: ...
 
 
-SAY_HELLO_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"personName": {"type": "string", "default": "world"}},
-    "additionalProperties": False,
-}
-
-SAY_HELLO_OUTPUT_SCHEMA: dict[str, Any] = {"type": "string"}
+_SCHEMAS = _models.load_schemas(__name__, "greeting.schemas.json")
+SAY_HELLO_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS["SAY_HELLO_INPUT_SCHEMA"]
+SAY_HELLO_OUTPUT_SCHEMA: dict[str, Any] = _SCHEMAS["SAY_HELLO_OUTPUT_SCHEMA"]
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
@@ -61,7 +54,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         method="say_hello",
         description="Returns a friendly greeting message for the given name",
         args_model=SayHelloArgs,
-        input_schema=SAY_HELLO_INPUT_SCHEMA,
         output_schema=SAY_HELLO_OUTPUT_SCHEMA,
         result_type=str,
     ),

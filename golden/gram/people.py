@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Annotated, Any, Protocol
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
@@ -15,13 +15,11 @@ from toolspec_runtime import (
     require as _require,
 )
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class Person(_models.NativeModel, schema="PERSON_SCHEMA"):
+class Person(_models.NativeModel, schema="PERSON_SCHEMA", extra="forbid"):
     """A person in the directory."""
-
-    model_config = ConfigDict(extra="forbid")
 
     full_name: Annotated[str, Field(min_length=1)] = Field(
         alias="fullName", description="Given and family name."
@@ -36,20 +34,19 @@ class Person(_models.NativeModel, schema="PERSON_SCHEMA"):
 class RegisterPersonArgsPersonAddress(
     _models.NativeModel,
     schema="REGISTER_PERSON_INPUT_SCHEMA#/properties/person/properties/address",
+    extra="forbid",
 ):
-    model_config = ConfigDict(extra="forbid")
-
     street: str
     city: str
     zip: Annotated[str, _models.Pattern("^[0-9]{5}$")]
 
 
 class RegisterPersonArgsPerson(
-    _models.NativeModel, schema="REGISTER_PERSON_INPUT_SCHEMA#/properties/person"
+    _models.NativeModel,
+    schema="REGISTER_PERSON_INPUT_SCHEMA#/properties/person",
+    extra="forbid",
 ):
     """Who to add."""
-
-    model_config = ConfigDict(extra="forbid")
 
     full_name: str = Field(alias="fullName", description="Given and family name.")
     age: Annotated[int, Field(ge=0)]
@@ -57,18 +54,18 @@ class RegisterPersonArgsPerson(
     tags: list[str] = []
 
 
-class RegisterPersonArgs(_models.NativeModel, schema="REGISTER_PERSON_INPUT_SCHEMA"):
+class RegisterPersonArgs(
+    _models.NativeModel, schema="REGISTER_PERSON_INPUT_SCHEMA", extra="forbid"
+):
     """Arguments of the tool `registerPerson`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     person: RegisterPersonArgsPerson = Field(description="Who to add.")
 
 
-class FindPeopleArgs(_models.NativeModel, schema="FIND_PEOPLE_INPUT_SCHEMA"):
+class FindPeopleArgs(
+    _models.NativeModel, schema="FIND_PEOPLE_INPUT_SCHEMA", extra="forbid"
+):
     """Arguments of the tool `findPeople`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     query: Annotated[str, Field(min_length=2)]
     limit: Annotated[int, Field(ge=1, le=100)] = Field(
@@ -76,10 +73,10 @@ class FindPeopleArgs(_models.NativeModel, schema="FIND_PEOPLE_INPUT_SCHEMA"):
     )
 
 
-class GroupByCityArgs(_models.NativeModel, schema="GROUP_BY_CITY_INPUT_SCHEMA"):
+class GroupByCityArgs(
+    _models.NativeModel, schema="GROUP_BY_CITY_INPUT_SCHEMA", extra="forbid"
+):
     """Arguments of the tool `groupByCity`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     cities: Annotated[list[str], Field(min_length=1)] = Field(
         description="Cities to report on."
@@ -87,36 +84,25 @@ class GroupByCityArgs(_models.NativeModel, schema="GROUP_BY_CITY_INPUT_SCHEMA"):
 
 
 class GroupByCityResultItem(
-    _models.NativeModel, schema="GROUP_BY_CITY_OUTPUT_SCHEMA#/items"
+    _models.NativeModel, schema="GROUP_BY_CITY_OUTPUT_SCHEMA#/items", extra="forbid"
 ):
-    model_config = ConfigDict(extra="forbid")
-
     city: str
     count: int
 
 
 class RegisterPersonFn(Protocol):
-    """The signature an implementation of the tool `registerPerson` must have."""
-
     def __call__(self, *, person: RegisterPersonArgsPerson) -> Person:
         """Adds a person to the directory and returns the stored record."""
-        ...
 
 
 class FindPeopleFn(Protocol):
-    """The signature an implementation of the tool `findPeople` must have."""
-
     def __call__(self, *, query: str, limit: int = 10) -> list[Person]:
         """Finds people whose name contains the query, youngest first."""
-        ...
 
 
 class GroupByCityFn(Protocol):
-    """The signature an implementation of the tool `groupByCity` must have."""
-
     def __call__(self, *, cities: list[str]) -> list[GroupByCityResultItem]:
         """Counts people per city."""
-        ...
 
 
 class Tools(Protocol):
@@ -124,10 +110,8 @@ class Tools(Protocol):
 
     @property
     def register_person(self) -> RegisterPersonFn: ...
-
     @property
     def find_people(self) -> FindPeopleFn: ...
-
     @property
     def group_by_city(self) -> GroupByCityFn: ...
 
@@ -137,171 +121,22 @@ class _McpClient(_mcp_client.McpClient):
 
     @_mcp_client.remote("registerPerson")
     def register_person(self, signature: RegisterPersonFn, /) -> None: ...
-
     @_mcp_client.remote("findPeople")
     def find_people(self, signature: FindPeopleFn, /) -> None: ...
-
     @_mcp_client.remote("groupByCity")
     def group_by_city(self, signature: GroupByCityFn, /) -> None: ...
 
 
-PERSON_SCHEMA: dict[str, Any] = {
-    "title": "Person",
-    "type": "object",
-    "description": "A person in the directory.",
-    "properties": {
-        "fullName": {
-            "type": "string",
-            "description": "Given and family name.",
-            "minLength": 1,
-        },
-        "age": {
-            "type": "integer",
-            "description": "Age in whole years.",
-            "minimum": 0,
-            "maximum": 150,
-        },
-        "email": {"type": "string", "pattern": "^[^@ ]+@[^@ ]+$"},
-        "birthday": {"type": "string", "format": "date", "default": "2000-01-01"},
-    },
-    "required": ["fullName", "age", "email"],
-    "additionalProperties": False,
-}
-
-REGISTER_PERSON_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "person": {
-            "type": "object",
-            "description": "Who to add.",
-            "properties": {
-                "fullName": {"type": "string", "description": "Given and family name."},
-                "age": {"type": "integer", "minimum": 0},
-                "address": {
-                    "type": "object",
-                    "properties": {
-                        "street": {"type": "string"},
-                        "city": {"type": "string"},
-                        "zip": {"type": "string", "pattern": "^[0-9]{5}$"},
-                    },
-                    "required": ["street", "city", "zip"],
-                    "additionalProperties": False,
-                },
-                "tags": {"type": "array", "default": [], "items": {"type": "string"}},
-            },
-            "required": ["fullName", "age", "address"],
-            "additionalProperties": False,
-        }
-    },
-    "required": ["person"],
-    "additionalProperties": False,
-}
-
-REGISTER_PERSON_OUTPUT_SCHEMA: dict[str, Any] = {
-    "$ref": "#/$defs/Person",
-    "$defs": {
-        "Person": {
-            "title": "Person",
-            "type": "object",
-            "description": "A person in the directory.",
-            "properties": {
-                "fullName": {
-                    "type": "string",
-                    "description": "Given and family name.",
-                    "minLength": 1,
-                },
-                "age": {
-                    "type": "integer",
-                    "description": "Age in whole years.",
-                    "minimum": 0,
-                    "maximum": 150,
-                },
-                "email": {"type": "string", "pattern": "^[^@ ]+@[^@ ]+$"},
-                "birthday": {
-                    "type": "string",
-                    "format": "date",
-                    "default": "2000-01-01",
-                },
-            },
-            "required": ["fullName", "age", "email"],
-            "additionalProperties": False,
-        }
-    },
-}
-
-FIND_PEOPLE_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "query": {"type": "string", "minLength": 2},
-        "limit": {
-            "type": "integer",
-            "description": "How many results at most.",
-            "default": 10,
-            "minimum": 1,
-            "maximum": 100,
-        },
-    },
-    "required": ["query"],
-    "additionalProperties": False,
-}
-
-FIND_PEOPLE_OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "array",
-    "description": "Matches, youngest first.",
-    "items": {"$ref": "#/$defs/Person"},
-    "$defs": {
-        "Person": {
-            "title": "Person",
-            "type": "object",
-            "description": "A person in the directory.",
-            "properties": {
-                "fullName": {
-                    "type": "string",
-                    "description": "Given and family name.",
-                    "minLength": 1,
-                },
-                "age": {
-                    "type": "integer",
-                    "description": "Age in whole years.",
-                    "minimum": 0,
-                    "maximum": 150,
-                },
-                "email": {"type": "string", "pattern": "^[^@ ]+@[^@ ]+$"},
-                "birthday": {
-                    "type": "string",
-                    "format": "date",
-                    "default": "2000-01-01",
-                },
-            },
-            "required": ["fullName", "age", "email"],
-            "additionalProperties": False,
-        }
-    },
-}
-
-GROUP_BY_CITY_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "cities": {
-            "type": "array",
-            "description": "Cities to report on.",
-            "minItems": 1,
-            "items": {"type": "string"},
-        }
-    },
-    "required": ["cities"],
-    "additionalProperties": False,
-}
-
-GROUP_BY_CITY_OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "array",
-    "items": {
-        "type": "object",
-        "properties": {"city": {"type": "string"}, "count": {"type": "integer"}},
-        "required": ["city", "count"],
-        "additionalProperties": False,
-    },
-}
+_SCHEMAS = _models.load_schemas(__name__, "people.schemas.json")
+PERSON_SCHEMA: dict[str, Any] = _SCHEMAS["PERSON_SCHEMA"]
+REGISTER_PERSON_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS["REGISTER_PERSON_INPUT_SCHEMA"]
+REGISTER_PERSON_OUTPUT_SCHEMA: dict[str, Any] = _SCHEMAS[
+    "REGISTER_PERSON_OUTPUT_SCHEMA"
+]
+FIND_PEOPLE_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS["FIND_PEOPLE_INPUT_SCHEMA"]
+FIND_PEOPLE_OUTPUT_SCHEMA: dict[str, Any] = _SCHEMAS["FIND_PEOPLE_OUTPUT_SCHEMA"]
+GROUP_BY_CITY_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS["GROUP_BY_CITY_INPUT_SCHEMA"]
+GROUP_BY_CITY_OUTPUT_SCHEMA: dict[str, Any] = _SCHEMAS["GROUP_BY_CITY_OUTPUT_SCHEMA"]
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
@@ -309,7 +144,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         method="register_person",
         description="Adds a person to the directory and returns the stored record.",
         args_model=RegisterPersonArgs,
-        input_schema=REGISTER_PERSON_INPUT_SCHEMA,
         output_schema=REGISTER_PERSON_OUTPUT_SCHEMA,
         result_type=Person,
         metadata={"sideEffects": True},
@@ -319,7 +153,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         method="find_people",
         description="Finds people whose name contains the query, youngest first.",
         args_model=FindPeopleArgs,
-        input_schema=FIND_PEOPLE_INPUT_SCHEMA,
         output_schema=FIND_PEOPLE_OUTPUT_SCHEMA,
         result_type=list[Person],
     ),
@@ -328,7 +161,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
         method="group_by_city",
         description="Counts people per city.",
         args_model=GroupByCityArgs,
-        input_schema=GROUP_BY_CITY_INPUT_SCHEMA,
         output_schema=GROUP_BY_CITY_OUTPUT_SCHEMA,
         result_type=list[GroupByCityResultItem],
     ),

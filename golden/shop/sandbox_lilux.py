@@ -12,7 +12,7 @@ from toolspec_runtime import (
     require as _require,
 )
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
 class RunSandboxedScriptArgs(
@@ -45,8 +45,6 @@ class RunSandboxedScriptConfig(
 
 
 class RunSandboxedScriptFn(Protocol):
-    """The signature an implementation of the tool `run_sandboxed_script` must have."""
-
     def __call__(
         self,
         *,
@@ -56,7 +54,6 @@ class RunSandboxedScriptFn(Protocol):
         config: RunSandboxedScriptConfig,
     ) -> RunSandboxedScriptResult:
         """Run a script in a sandbox."""
-        ...
 
 
 class _RunSandboxedScriptCall(Protocol):
@@ -81,42 +78,22 @@ class _McpClient(_mcp_client.McpClient):
     def run_sandboxed_script(self, signature: _RunSandboxedScriptCall, /) -> None: ...
 
 
-RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "script": {"type": "string"},
-        "args": {"type": "array", "items": {"type": "string"}, "default": []},
-        "env": {"type": "object", "additionalProperties": {"type": "string"}},
-    },
-    "required": ["script"],
-}
-
-RUN_SANDBOXED_SCRIPT_OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "exit_code": {"type": "integer"},
-        "stdout": {"type": "string"},
-        "stderr": {"type": "string"},
-    },
-    "required": ["exit_code"],
-}
-
-RUN_SANDBOXED_SCRIPT_CONFIG_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "api_key": {"type": "string"},
-        "max_runtime_seconds": {"type": "integer", "default": 60},
-    },
-    "required": ["api_key"],
-}
+_SCHEMAS = _models.load_schemas(__name__, "sandbox_lilux.schemas.json")
+RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS[
+    "RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA"
+]
+RUN_SANDBOXED_SCRIPT_OUTPUT_SCHEMA: dict[str, Any] = _SCHEMAS[
+    "RUN_SANDBOXED_SCRIPT_OUTPUT_SCHEMA"
+]
+RUN_SANDBOXED_SCRIPT_CONFIG_SCHEMA: dict[str, Any] = _SCHEMAS[
+    "RUN_SANDBOXED_SCRIPT_CONFIG_SCHEMA"
+]
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="run_sandboxed_script",
-        method="run_sandboxed_script",
         description="Run a script in a sandbox.",
         args_model=RunSandboxedScriptArgs,
-        input_schema=RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA,
         output_schema=RUN_SANDBOXED_SCRIPT_OUTPUT_SCHEMA,
         result_type=RunSandboxedScriptResult,
         metadata={
@@ -125,7 +102,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
             "version": "1.0.0",
         },
         config_model=RunSandboxedScriptConfig,
-        config_param="config",
     ),
 )
 

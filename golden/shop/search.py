@@ -14,7 +14,7 @@ from toolspec_runtime import (
     require as _require,
 )
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
 class SearchWebArgsFiltersItem(
@@ -54,8 +54,6 @@ class SearchWebResult(
 
 
 class SearchWebFn(Protocol):
-    """The signature an implementation of the tool `search_web` must have."""
-
     def __call__(
         self,
         *,
@@ -65,7 +63,6 @@ class SearchWebFn(Protocol):
         headers: dict[str, str] | None = None,
     ) -> SearchWebResult:
         """Searches the web."""
-        ...
 
 
 class Tools(Protocol):
@@ -82,68 +79,15 @@ class _McpClient(_mcp_client.McpClient):
     def search_web(self, signature: SearchWebFn, /) -> None: ...
 
 
-SEARCH_WEB_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "query": {
-            "type": "string",
-            "description": "What to search for.",
-            "minLength": 1,
-        },
-        "num_results": {
-            "type": "integer",
-            "description": "How many results.",
-            "default": 5,
-            "exclusiveMinimum": 0,
-        },
-        "filters": {
-            "type": "array",
-            "description": "Filters.",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "field": {"type": "string", "description": "Field name."},
-                    "from": {"type": "string"},
-                    "values": {
-                        "type": "array",
-                        "items": {"type": ["string", "number", "boolean"]},
-                    },
-                },
-                "required": ["field"],
-            },
-        },
-        "headers": {"type": "object", "additionalProperties": {"type": "string"}},
-    },
-    "required": ["query"],
-}
-
-SEARCH_WEB_OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "results": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "url": {"type": "string", "format": "uri"},
-                    "title": {"type": "string"},
-                    "score": {"type": "number", "minimum": 0, "maximum": 1},
-                },
-                "required": ["url", "title"],
-            },
-        },
-        "total": {"type": "integer"},
-    },
-    "required": ["results"],
-}
+_SCHEMAS = _models.load_schemas(__name__, "search.schemas.json")
+SEARCH_WEB_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS["SEARCH_WEB_INPUT_SCHEMA"]
+SEARCH_WEB_OUTPUT_SCHEMA: dict[str, Any] = _SCHEMAS["SEARCH_WEB_OUTPUT_SCHEMA"]
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="search_web",
-        method="search_web",
         description="Searches the web.",
         args_model=SearchWebArgs,
-        input_schema=SEARCH_WEB_INPUT_SCHEMA,
         output_schema=SEARCH_WEB_OUTPUT_SCHEMA,
         result_type=SearchWebResult,
     ),

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol
 
-from pydantic import ConfigDict
-
 from toolspec_runtime import (
     dispatch as _dispatch,
     mcp_client as _mcp_client,
@@ -14,15 +12,16 @@ from toolspec_runtime import (
     require as _require,
 )
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
 class DunningLetterArgs(
-    _models.NativeModel, schema="DUNNING_LETTER_INPUT_SCHEMA", exact_numbers=True
+    _models.NativeModel,
+    schema="DUNNING_LETTER_INPUT_SCHEMA",
+    exact_numbers=True,
+    extra="forbid",
 ):
     """Arguments of the tool `dunning_letter`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     customer_name: str
     invoice: Invoice
@@ -30,8 +29,6 @@ class DunningLetterArgs(
 
 
 class DunningLetterFn(Protocol):
-    """The signature an implementation of the tool `dunning_letter` must have."""
-
     def __call__(
         self,
         *,
@@ -41,7 +38,6 @@ class DunningLetterFn(Protocol):
         signature: str,
     ) -> str:
         """Drafts a polite payment reminder for an overdue invoice."""
-        ...
 
 
 class _DunningLetterCall(Protocol):
@@ -73,60 +69,15 @@ class _McpClient(_mcp_client.McpClient):
 # Imported last, so that spec files may refer to each other in cycles.
 from ...brimley.entities.invoice import Invoice  # noqa: E402
 
-DUNNING_LETTER_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "customer_name": {"type": "string"},
-        "invoice": {"$ref": "#/$defs/Invoice"},
-        "tone": {
-            "type": "string",
-            "default": "friendly",
-            "enum": ["friendly", "firm", "final"],
-        },
-    },
-    "required": ["customer_name", "invoice"],
-    "additionalProperties": False,
-    "$defs": {
-        "Invoice": {
-            "title": "Invoice",
-            "type": "object",
-            "description": "One invoice of a customer account.",
-            "properties": {
-                "invoice_id": {"type": "integer"},
-                "account_id": {"type": "integer"},
-                "amount": {
-                    "type": "number",
-                    "format": "decimal",
-                    "description": "Amount due, in the account's currency.",
-                    "minimum": 0,
-                },
-                "status": {"type": "string", "enum": ["draft", "open", "paid", "void"]},
-                "issued_on": {"type": "string", "format": "date"},
-                "paid_at": {"type": "string", "format": "date-time"},
-                "overdue": {"type": "boolean"},
-            },
-            "required": [
-                "invoice_id",
-                "account_id",
-                "amount",
-                "status",
-                "issued_on",
-                "overdue",
-            ],
-            "additionalProperties": False,
-        }
-    },
-}
-
-DUNNING_LETTER_OUTPUT_SCHEMA: dict[str, Any] = {"type": "string"}
+_SCHEMAS = _models.load_schemas(__name__, "dunning_letter.schemas.json")
+DUNNING_LETTER_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS["DUNNING_LETTER_INPUT_SCHEMA"]
+DUNNING_LETTER_OUTPUT_SCHEMA: dict[str, Any] = _SCHEMAS["DUNNING_LETTER_OUTPUT_SCHEMA"]
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="dunning_letter",
-        method="dunning_letter",
         description="Drafts a polite payment reminder for an overdue invoice.",
         args_model=DunningLetterArgs,
-        input_schema=DUNNING_LETTER_INPUT_SCHEMA,
         output_schema=DUNNING_LETTER_OUTPUT_SCHEMA,
         result_type=str,
         metadata={
@@ -146,8 +97,6 @@ TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
             _dispatch.ContextArg(
                 name="signature",
                 path="config.billing.signature",
-                required=True,
-                default=None,
                 wire="signature",
                 type=str,
                 schema={"type": "string"},

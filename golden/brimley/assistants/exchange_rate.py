@@ -6,8 +6,6 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Annotated, Any, Protocol
 
-from pydantic import ConfigDict
-
 from toolspec_runtime import (
     dispatch as _dispatch,
     mcp_client as _mcp_client,
@@ -15,13 +13,13 @@ from toolspec_runtime import (
     require as _require,
 )
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class ExchangeRateArgs(_models.NativeModel, schema="EXCHANGE_RATE_INPUT_SCHEMA"):
+class ExchangeRateArgs(
+    _models.NativeModel, schema="EXCHANGE_RATE_INPUT_SCHEMA", extra="forbid"
+):
     """Arguments of the tool `exchange_rate`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     base: Annotated[str, _models.Pattern("^[A-Z]{3}$")]
     quote: Annotated[str, _models.Pattern("^[A-Z]{3}$")]
@@ -29,11 +27,8 @@ class ExchangeRateArgs(_models.NativeModel, schema="EXCHANGE_RATE_INPUT_SCHEMA")
 
 
 class ExchangeRateFn(Protocol):
-    """The signature an implementation of the tool `exchange_rate` must have."""
-
     def __call__(self, *, base: str, quote: str, on: _dt.date | None = None) -> float:
         """The exchange rate between two currencies on a day."""
-        ...
 
 
 class Tools(Protocol):
@@ -50,26 +45,15 @@ class _McpClient(_mcp_client.McpClient):
     def exchange_rate(self, signature: ExchangeRateFn, /) -> None: ...
 
 
-EXCHANGE_RATE_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "base": {"type": "string", "pattern": "^[A-Z]{3}$"},
-        "quote": {"type": "string", "pattern": "^[A-Z]{3}$"},
-        "on": {"type": "string", "format": "date"},
-    },
-    "required": ["base", "quote"],
-    "additionalProperties": False,
-}
-
-EXCHANGE_RATE_OUTPUT_SCHEMA: dict[str, Any] = {"type": "number"}
+_SCHEMAS = _models.load_schemas(__name__, "exchange_rate.schemas.json")
+EXCHANGE_RATE_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS["EXCHANGE_RATE_INPUT_SCHEMA"]
+EXCHANGE_RATE_OUTPUT_SCHEMA: dict[str, Any] = _SCHEMAS["EXCHANGE_RATE_OUTPUT_SCHEMA"]
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="exchange_rate",
-        method="exchange_rate",
         description="The exchange rate between two currencies on a day.",
         args_model=ExchangeRateArgs,
-        input_schema=EXCHANGE_RATE_INPUT_SCHEMA,
         output_schema=EXCHANGE_RATE_OUTPUT_SCHEMA,
         result_type=float,
         metadata={

@@ -6,7 +6,7 @@ from __future__ import annotations
 import decimal as _decimal
 from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
@@ -15,13 +15,13 @@ from toolspec_runtime import (
     require as _require,
 )
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class ForecastCashArgs(_models.NativeModel, schema="FORECAST_CASH_INPUT_SCHEMA"):
+class ForecastCashArgs(
+    _models.NativeModel, schema="FORECAST_CASH_INPUT_SCHEMA", extra="forbid"
+):
     """Arguments of the tool `forecast_cash`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     horizon_days: Annotated[int, Field(ge=1, le=365)] = 30
     currencies: list[str]
@@ -29,11 +29,12 @@ class ForecastCashArgs(_models.NativeModel, schema="FORECAST_CASH_INPUT_SCHEMA")
 
 
 class ForecastCashResult(
-    _models.NativeModel, schema="FORECAST_CASH_OUTPUT_SCHEMA", exact_numbers=True
+    _models.NativeModel,
+    schema="FORECAST_CASH_OUTPUT_SCHEMA",
+    exact_numbers=True,
+    extra="forbid",
 ):
     """Result of the tool `forecast_cash`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     expected: Annotated[
         _decimal.Decimal,
@@ -42,18 +43,16 @@ class ForecastCashResult(
     invoices: list[Invoice]
 
 
-class ForecastCashConfig(_models.NativeModel, schema="FORECAST_CASH_CONFIG_SCHEMA"):
+class ForecastCashConfig(
+    _models.NativeModel, schema="FORECAST_CASH_CONFIG_SCHEMA", extra="forbid"
+):
     """Instantiation configuration of the tool `forecast_cash`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     model: Literal["linear", "seasonal"] = "linear"
     api_key: str
 
 
 class ForecastCashFn(Protocol):
-    """The signature an implementation of the tool `forecast_cash` must have."""
-
     def __call__(
         self,
         *,
@@ -63,7 +62,6 @@ class ForecastCashFn(Protocol):
         config: ForecastCashConfig,
     ) -> ForecastCashResult:
         """Forecasts incoming cash from open invoices."""
-        ...
 
 
 class _ForecastCashCall(Protocol):
@@ -95,88 +93,20 @@ class _McpClient(_mcp_client.McpClient):
 # Imported last, so that spec files may refer to each other in cycles.
 from ...brimley.entities.invoice import Invoice  # noqa: E402
 
-FORECAST_CASH_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "horizon_days": {
-            "type": "integer",
-            "default": 30,
-            "minimum": 1,
-            "maximum": 365,
-        },
-        "currencies": {"type": "array", "items": {"type": "string"}},
-        "include_overdue": {"type": "boolean"},
-    },
-    "required": ["currencies"],
-    "additionalProperties": False,
-}
-
-FORECAST_CASH_OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "expected": {"type": "number", "format": "decimal"},
-        "invoices": {"type": "array", "items": {"$ref": "#/$defs/Invoice"}},
-    },
-    "required": ["expected", "invoices"],
-    "additionalProperties": False,
-    "$defs": {
-        "Invoice": {
-            "title": "Invoice",
-            "type": "object",
-            "description": "One invoice of a customer account.",
-            "properties": {
-                "invoice_id": {"type": "integer"},
-                "account_id": {"type": "integer"},
-                "amount": {
-                    "type": "number",
-                    "format": "decimal",
-                    "description": "Amount due, in the account's currency.",
-                    "minimum": 0,
-                },
-                "status": {"type": "string", "enum": ["draft", "open", "paid", "void"]},
-                "issued_on": {"type": "string", "format": "date"},
-                "paid_at": {"type": "string", "format": "date-time"},
-                "overdue": {"type": "boolean"},
-            },
-            "required": [
-                "invoice_id",
-                "account_id",
-                "amount",
-                "status",
-                "issued_on",
-                "overdue",
-            ],
-            "additionalProperties": False,
-        }
-    },
-}
-
-FORECAST_CASH_CONFIG_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "model": {
-            "type": "string",
-            "default": "linear",
-            "enum": ["linear", "seasonal"],
-        },
-        "api_key": {"type": "string"},
-    },
-    "required": ["api_key"],
-    "additionalProperties": False,
-}
+_SCHEMAS = _models.load_schemas(__name__, "forecast_cash.schemas.json")
+FORECAST_CASH_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS["FORECAST_CASH_INPUT_SCHEMA"]
+FORECAST_CASH_OUTPUT_SCHEMA: dict[str, Any] = _SCHEMAS["FORECAST_CASH_OUTPUT_SCHEMA"]
+FORECAST_CASH_CONFIG_SCHEMA: dict[str, Any] = _SCHEMAS["FORECAST_CASH_CONFIG_SCHEMA"]
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="forecast_cash",
-        method="forecast_cash",
         description="Forecasts incoming cash from open invoices.",
         args_model=ForecastCashArgs,
-        input_schema=FORECAST_CASH_INPUT_SCHEMA,
         output_schema=FORECAST_CASH_OUTPUT_SCHEMA,
         result_type=ForecastCashResult,
         metadata={"handler": "billing.forecast.run"},
         config_model=ForecastCashConfig,
-        config_param="config",
     ),
 )
 

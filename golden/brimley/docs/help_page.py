@@ -5,17 +5,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import ConfigDict
-
 from toolspec_runtime import models as _models, paths as _paths, require as _require
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class HelpPageArgs(_models.NativeModel, schema="HELP_PAGE_ARGS_SCHEMA"):
+class HelpPageArgs(_models.NativeModel, schema="HELP_PAGE_ARGS_SCHEMA", extra="forbid"):
     """Arguments of the resource `help_page`: the parameters of its path."""
-
-    model_config = ConfigDict(extra="forbid")
 
     section: Literal["invoices", "payments", "accounts"]
     version: int
@@ -37,16 +33,8 @@ def format_help_page(args: HelpPageArgs) -> str:
     return _paths.format_path(HELP_PAGE_PATH, args)
 
 
-HELP_PAGE_ARGS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "section": {"type": "string", "enum": ["invoices", "payments", "accounts"]},
-        "version": {"type": "integer"},
-        "page": {"type": "string"},
-    },
-    "required": ["section", "version", "page"],
-    "additionalProperties": False,
-}
+_SCHEMAS = _models.load_schemas(__name__, "help_page.schemas.json")
+HELP_PAGE_ARGS_SCHEMA: dict[str, Any] = _SCHEMAS["HELP_PAGE_ARGS_SCHEMA"]
 
 __all__: list[str] = [
     "HelpPageArgs",

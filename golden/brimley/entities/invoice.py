@@ -7,17 +7,17 @@ import datetime as _dt
 import decimal as _decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from toolspec_runtime import models as _models, require as _require
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class Invoice(_models.NativeModel, schema="INVOICE_SCHEMA", exact_numbers=True):
+class Invoice(
+    _models.NativeModel, schema="INVOICE_SCHEMA", exact_numbers=True, extra="forbid"
+):
     """One invoice of a customer account."""
-
-    model_config = ConfigDict(extra="forbid")
 
     invoice_id: int
     account_id: int
@@ -30,33 +30,7 @@ class Invoice(_models.NativeModel, schema="INVOICE_SCHEMA", exact_numbers=True):
     overdue: bool
 
 
-INVOICE_SCHEMA: dict[str, Any] = {
-    "title": "Invoice",
-    "type": "object",
-    "description": "One invoice of a customer account.",
-    "properties": {
-        "invoice_id": {"type": "integer"},
-        "account_id": {"type": "integer"},
-        "amount": {
-            "type": "number",
-            "format": "decimal",
-            "description": "Amount due, in the account's currency.",
-            "minimum": 0,
-        },
-        "status": {"type": "string", "enum": ["draft", "open", "paid", "void"]},
-        "issued_on": {"type": "string", "format": "date"},
-        "paid_at": {"type": "string", "format": "date-time"},
-        "overdue": {"type": "boolean"},
-    },
-    "required": [
-        "invoice_id",
-        "account_id",
-        "amount",
-        "status",
-        "issued_on",
-        "overdue",
-    ],
-    "additionalProperties": False,
-}
+_SCHEMAS = _models.load_schemas(__name__, "invoice.schemas.json")
+INVOICE_SCHEMA: dict[str, Any] = _SCHEMAS["INVOICE_SCHEMA"]
 
 __all__: list[str] = ["Invoice", "INVOICE_SCHEMA"]

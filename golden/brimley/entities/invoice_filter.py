@@ -6,17 +6,17 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from toolspec_runtime import models as _models, require as _require
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class InvoiceFilter(_models.NativeModel, schema="INVOICE_FILTER_SCHEMA"):
+class InvoiceFilter(
+    _models.NativeModel, schema="INVOICE_FILTER_SCHEMA", extra="forbid"
+):
     """Which invoices to list."""
-
-    model_config = ConfigDict(extra="forbid")
 
     status: Literal["draft", "open", "paid", "void"] = "open"
     issued_after: Annotated[_dt.date | None, _models.NOT_NULL, _models.DATE] = Field(
@@ -25,25 +25,7 @@ class InvoiceFilter(_models.NativeModel, schema="INVOICE_FILTER_SCHEMA"):
     tenant_id: int
 
 
-INVOICE_FILTER_SCHEMA: dict[str, Any] = {
-    "title": "InvoiceFilter",
-    "type": "object",
-    "description": "Which invoices to list.",
-    "properties": {
-        "status": {
-            "type": "string",
-            "default": "open",
-            "enum": ["draft", "open", "paid", "void"],
-        },
-        "issued_after": {
-            "type": "string",
-            "format": "date",
-            "description": "Only invoices issued on or after this day.",
-        },
-        "tenant_id": {"type": "integer"},
-    },
-    "required": ["tenant_id"],
-    "additionalProperties": False,
-}
+_SCHEMAS = _models.load_schemas(__name__, "invoice_filter.schemas.json")
+INVOICE_FILTER_SCHEMA: dict[str, Any] = _SCHEMAS["INVOICE_FILTER_SCHEMA"]
 
 __all__: list[str] = ["InvoiceFilter", "INVOICE_FILTER_SCHEMA"]

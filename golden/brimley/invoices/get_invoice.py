@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any, Protocol, TYPE_CHECKING
 
-from pydantic import ConfigDict
-
 from toolspec_runtime import (
     dispatch as _dispatch,
     mcp_client as _mcp_client,
@@ -18,13 +16,13 @@ from toolspec_runtime import (
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class GetInvoiceArgs(_models.NativeModel, schema="GET_INVOICE_INPUT_SCHEMA"):
+class GetInvoiceArgs(
+    _models.NativeModel, schema="GET_INVOICE_INPUT_SCHEMA", extra="forbid"
+):
     """Arguments of the tool `get_invoice`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     invoice_id: int
 
@@ -113,62 +111,21 @@ class _McpClient(_mcp_client.McpClient):
 # Imported last, so that spec files may refer to each other in cycles.
 from ...brimley.entities.invoice import Invoice  # noqa: E402
 
-GET_INVOICE_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"invoice_id": {"type": "integer"}},
-    "required": ["invoice_id"],
-    "additionalProperties": False,
-}
-
-GET_INVOICE_OUTPUT_SCHEMA: dict[str, Any] = {
-    "anyOf": [{"$ref": "#/$defs/Invoice"}, {"type": "null"}],
-    "$defs": {
-        "Invoice": {
-            "title": "Invoice",
-            "type": "object",
-            "description": "One invoice of a customer account.",
-            "properties": {
-                "invoice_id": {"type": "integer"},
-                "account_id": {"type": "integer"},
-                "amount": {
-                    "type": "number",
-                    "format": "decimal",
-                    "description": "Amount due, in the account's currency.",
-                    "minimum": 0,
-                },
-                "status": {"type": "string", "enum": ["draft", "open", "paid", "void"]},
-                "issued_on": {"type": "string", "format": "date"},
-                "paid_at": {"type": "string", "format": "date-time"},
-                "overdue": {"type": "boolean"},
-            },
-            "required": [
-                "invoice_id",
-                "account_id",
-                "amount",
-                "status",
-                "issued_on",
-                "overdue",
-            ],
-            "additionalProperties": False,
-        }
-    },
-}
+_SCHEMAS = _models.load_schemas(__name__, "get_invoice.schemas.json")
+GET_INVOICE_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS["GET_INVOICE_INPUT_SCHEMA"]
+GET_INVOICE_OUTPUT_SCHEMA: dict[str, Any] = _SCHEMAS["GET_INVOICE_OUTPUT_SCHEMA"]
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="get_invoice",
-        method="get_invoice",
         description="One invoice by its number, or nothing.",
         args_model=GetInvoiceArgs,
-        input_schema=GET_INVOICE_INPUT_SCHEMA,
         output_schema=GET_INVOICE_OUTPUT_SCHEMA,
         result_type=Invoice | None,
         context_args=(
             _dispatch.ContextArg(
                 name="tenant_id",
                 path="app.tenant.id",
-                required=True,
-                default=None,
                 wire="tenant_id",
                 type=int,
                 schema={"type": "integer"},

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Annotated, Any, Literal, Protocol, TYPE_CHECKING
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
@@ -19,13 +19,13 @@ from toolspec_runtime import (
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class ListInvoicesArgs(_models.NativeModel, schema="LIST_INVOICES_INPUT_SCHEMA"):
+class ListInvoicesArgs(
+    _models.NativeModel, schema="LIST_INVOICES_INPUT_SCHEMA", extra="forbid"
+):
     """Arguments of the tool `list_invoices`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     status: Literal["draft", "open", "paid", "void"] = "open"
     issued_after: Annotated[_dt.date | None, _models.NOT_NULL, _models.DATE] = Field(
@@ -143,81 +143,21 @@ class _McpClient(_mcp_client.McpClient):
 # Imported last, so that spec files may refer to each other in cycles.
 from ...brimley.entities.invoice import Invoice  # noqa: E402
 
-LIST_INVOICES_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "status": {
-            "type": "string",
-            "default": "open",
-            "enum": ["draft", "open", "paid", "void"],
-        },
-        "issued_after": {
-            "type": "string",
-            "format": "date",
-            "description": "Only invoices issued on or after this day.",
-        },
-        "account_ids": {
-            "type": "array",
-            "description": "The accounts to list.",
-            "minItems": 1,
-            "items": {"type": "integer"},
-        },
-        "limit": {"type": "integer", "default": 50, "minimum": 1, "maximum": 500},
-    },
-    "required": ["account_ids"],
-    "additionalProperties": False,
-}
-
-LIST_INVOICES_OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "array",
-    "items": {"$ref": "#/$defs/Invoice"},
-    "$defs": {
-        "Invoice": {
-            "title": "Invoice",
-            "type": "object",
-            "description": "One invoice of a customer account.",
-            "properties": {
-                "invoice_id": {"type": "integer"},
-                "account_id": {"type": "integer"},
-                "amount": {
-                    "type": "number",
-                    "format": "decimal",
-                    "description": "Amount due, in the account's currency.",
-                    "minimum": 0,
-                },
-                "status": {"type": "string", "enum": ["draft", "open", "paid", "void"]},
-                "issued_on": {"type": "string", "format": "date"},
-                "paid_at": {"type": "string", "format": "date-time"},
-                "overdue": {"type": "boolean"},
-            },
-            "required": [
-                "invoice_id",
-                "account_id",
-                "amount",
-                "status",
-                "issued_on",
-                "overdue",
-            ],
-            "additionalProperties": False,
-        }
-    },
-}
+_SCHEMAS = _models.load_schemas(__name__, "list_invoices.schemas.json")
+LIST_INVOICES_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS["LIST_INVOICES_INPUT_SCHEMA"]
+LIST_INVOICES_OUTPUT_SCHEMA: dict[str, Any] = _SCHEMAS["LIST_INVOICES_OUTPUT_SCHEMA"]
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="list_invoices",
-        method="list_invoices",
         description="Invoices of some accounts, newest first.",
         args_model=ListInvoicesArgs,
-        input_schema=LIST_INVOICES_INPUT_SCHEMA,
         output_schema=LIST_INVOICES_OUTPUT_SCHEMA,
         result_type=list[Invoice],
         context_args=(
             _dispatch.ContextArg(
                 name="tenant_id",
                 path="app.tenant.id",
-                required=True,
-                default=None,
                 wire="tenant_id",
                 type=int,
                 schema={"type": "integer"},

@@ -6,8 +6,6 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Annotated, Any, Protocol, TYPE_CHECKING
 
-from pydantic import ConfigDict
-
 from toolspec_runtime import (
     dispatch as _dispatch,
     mcp_client as _mcp_client,
@@ -19,13 +17,13 @@ from toolspec_runtime import (
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class MarkInvoicePaidArgs(_models.NativeModel, schema="MARK_INVOICE_PAID_INPUT_SCHEMA"):
+class MarkInvoicePaidArgs(
+    _models.NativeModel, schema="MARK_INVOICE_PAID_INPUT_SCHEMA", extra="forbid"
+):
     """Arguments of the tool `mark_invoice_paid`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     invoice_id: int
     paid_at: Annotated[_dt.datetime, _models.DATE_TIME]
@@ -100,30 +98,21 @@ class _McpClient(_mcp_client.McpClient):
     def mark_invoice_paid(self, signature: _MarkInvoicePaidCall, /) -> None: ...
 
 
-MARK_INVOICE_PAID_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "invoice_id": {"type": "integer"},
-        "paid_at": {"type": "string", "format": "date-time"},
-    },
-    "required": ["invoice_id", "paid_at"],
-    "additionalProperties": False,
-}
+_SCHEMAS = _models.load_schemas(__name__, "mark_invoice_paid.schemas.json")
+MARK_INVOICE_PAID_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS[
+    "MARK_INVOICE_PAID_INPUT_SCHEMA"
+]
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="mark_invoice_paid",
-        method="mark_invoice_paid",
         description="Records the payment of an open invoice.",
         args_model=MarkInvoicePaidArgs,
-        input_schema=MARK_INVOICE_PAID_INPUT_SCHEMA,
         result_type=None,
         context_args=(
             _dispatch.ContextArg(
                 name="tenant_id",
                 path="app.tenant.id",
-                required=True,
-                default=None,
                 wire="tenant_id",
                 type=int,
                 schema={"type": "integer"},

@@ -6,8 +6,6 @@ from __future__ import annotations
 import decimal as _decimal
 from typing import Any, Protocol, TYPE_CHECKING
 
-from pydantic import ConfigDict
-
 from toolspec_runtime import (
     dispatch as _dispatch,
     mcp_client as _mcp_client,
@@ -19,13 +17,13 @@ from toolspec_runtime import (
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class OpenBalanceArgs(_models.NativeModel, schema="OPEN_BALANCE_INPUT_SCHEMA"):
+class OpenBalanceArgs(
+    _models.NativeModel, schema="OPEN_BALANCE_INPUT_SCHEMA", extra="forbid"
+):
     """Arguments of the tool `open_balance`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     account_id: int
 
@@ -98,30 +96,21 @@ class _McpClient(_mcp_client.McpClient):
     def open_balance(self, signature: _OpenBalanceCall, /) -> None: ...
 
 
-OPEN_BALANCE_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"account_id": {"type": "integer"}},
-    "required": ["account_id"],
-    "additionalProperties": False,
-}
-
-OPEN_BALANCE_OUTPUT_SCHEMA: dict[str, Any] = {"type": "number", "format": "decimal"}
+_SCHEMAS = _models.load_schemas(__name__, "open_balance.schemas.json")
+OPEN_BALANCE_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS["OPEN_BALANCE_INPUT_SCHEMA"]
+OPEN_BALANCE_OUTPUT_SCHEMA: dict[str, Any] = _SCHEMAS["OPEN_BALANCE_OUTPUT_SCHEMA"]
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="open_balance",
-        method="open_balance",
         description="The total still owed by one account.",
         args_model=OpenBalanceArgs,
-        input_schema=OPEN_BALANCE_INPUT_SCHEMA,
         output_schema=OPEN_BALANCE_OUTPUT_SCHEMA,
         result_type=_decimal.Decimal,
         context_args=(
             _dispatch.ContextArg(
                 name="tenant_id",
                 path="app.tenant.id",
-                required=True,
-                default=None,
                 wire="tenant_id",
                 type=int,
                 schema={"type": "integer"},

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
@@ -15,13 +15,13 @@ from toolspec_runtime import (
     require as _require,
 )
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class GetOrdersArgs(_models.NativeModel, schema="GET_ORDERS_INPUT_SCHEMA"):
+class GetOrdersArgs(
+    _models.NativeModel, schema="GET_ORDERS_INPUT_SCHEMA", extra="forbid"
+):
     """Arguments of the tool `get_orders`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     customer_id: Annotated[int, Field(ge=1)] = Field(
         description="The customer whose orders to list."
@@ -31,18 +31,16 @@ class GetOrdersArgs(_models.NativeModel, schema="GET_ORDERS_INPUT_SCHEMA"):
     since: Annotated[_dt.date, _models.DATE] | None = None
 
 
-class CancelOrderArgs(_models.NativeModel, schema="CANCEL_ORDER_INPUT_SCHEMA"):
+class CancelOrderArgs(
+    _models.NativeModel, schema="CANCEL_ORDER_INPUT_SCHEMA", extra="forbid"
+):
     """Arguments of the tool `cancel_order`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     order_id: int
     reason: Annotated[str, Field(max_length=500)] | None
 
 
 class GetOrdersFn(Protocol):
-    """The signature an implementation of the tool `get_orders` must have."""
-
     def __call__(
         self,
         *,
@@ -52,15 +50,11 @@ class GetOrdersFn(Protocol):
         since: _dt.date | None = None,
     ) -> list[Order]:
         """List a customer's orders, newest first."""
-        ...
 
 
 class CancelOrderFn(Protocol):
-    """The signature an implementation of the tool `cancel_order` must have."""
-
     def __call__(self, *, order_id: int, reason: str | None) -> Any:
         """Cancel an order that has not shipped yet."""
-        ...
 
 
 class Tools(Protocol):
@@ -68,7 +62,6 @@ class Tools(Protocol):
 
     @property
     def get_orders(self) -> GetOrdersFn: ...
-
     @property
     def cancel_order(self) -> CancelOrderFn: ...
 
@@ -78,7 +71,6 @@ class _McpClient(_mcp_client.McpClient):
 
     @_mcp_client.remote("get_orders")
     def get_orders(self, signature: GetOrdersFn, /) -> None: ...
-
     @_mcp_client.remote("cancel_order")
     def cancel_order(self, signature: CancelOrderFn, /) -> None: ...
 
@@ -86,109 +78,23 @@ class _McpClient(_mcp_client.McpClient):
 # Imported last, so that spec files may refer to each other in cycles.
 from ...shop.entities.order import Order  # noqa: E402
 
-GET_ORDERS_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "customer_id": {
-            "type": "integer",
-            "description": "The customer whose orders to list.",
-            "minimum": 1,
-        },
-        "status": {
-            "type": "string",
-            "enum": ["pending", "shipped", "cancelled"],
-            "default": "shipped",
-        },
-        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
-        "since": {"type": ["string", "null"], "format": "date"},
-    },
-    "required": ["customer_id"],
-    "additionalProperties": False,
-}
-
-GET_ORDERS_OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "array",
-    "items": {"$ref": "#/$defs/Order"},
-    "$defs": {
-        "Customer": {
-            "title": "Customer",
-            "type": "object",
-            "properties": {
-                "id": {"type": "integer"},
-                "name": {"type": "string", "minLength": 1, "maxLength": 200},
-                "email": {"type": "string", "format": "email"},
-                "tags": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "uniqueItems": True,
-                },
-            },
-            "required": ["id", "name"],
-            "additionalProperties": False,
-        },
-        "Order": {
-            "title": "Order",
-            "description": "One customer order.",
-            "type": "object",
-            "properties": {
-                "order_id": {"type": "integer", "minimum": 1},
-                "total": {"type": "number", "minimum": 0},
-                "status": {
-                    "type": "string",
-                    "enum": ["pending", "shipped", "cancelled"],
-                },
-                "created_at": {"type": "string", "format": "date-time"},
-                "customer": {"$ref": "#/$defs/Customer"},
-                "lines": {
-                    "type": "array",
-                    "items": {"$ref": "#/$defs/Order/$defs/Line"},
-                    "minItems": 1,
-                },
-            },
-            "required": ["order_id", "total", "status", "created_at"],
-            "additionalProperties": False,
-            "$defs": {
-                "Line": {
-                    "type": "object",
-                    "properties": {
-                        "sku": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]{4}$"},
-                        "quantity": {"type": "integer", "minimum": 1, "maximum": 999},
-                    },
-                    "required": ["sku", "quantity"],
-                    "additionalProperties": False,
-                }
-            },
-        },
-    },
-}
-
-CANCEL_ORDER_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "order_id": {"type": "integer"},
-        "reason": {"anyOf": [{"type": "string", "maxLength": 500}, {"type": "null"}]},
-    },
-    "required": ["order_id", "reason"],
-    "additionalProperties": False,
-}
+_SCHEMAS = _models.load_schemas(__name__, "orders.schemas.json")
+GET_ORDERS_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS["GET_ORDERS_INPUT_SCHEMA"]
+GET_ORDERS_OUTPUT_SCHEMA: dict[str, Any] = _SCHEMAS["GET_ORDERS_OUTPUT_SCHEMA"]
+CANCEL_ORDER_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS["CANCEL_ORDER_INPUT_SCHEMA"]
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="get_orders",
-        method="get_orders",
         description="List a customer's orders, newest first.",
         args_model=GetOrdersArgs,
-        input_schema=GET_ORDERS_INPUT_SCHEMA,
         output_schema=GET_ORDERS_OUTPUT_SCHEMA,
         result_type=list[Order],
     ),
     _dispatch.ToolSpec(
         name="cancel_order",
-        method="cancel_order",
         description="Cancel an order that has not shipped yet.",
         args_model=CancelOrderArgs,
-        input_schema=CANCEL_ORDER_INPUT_SCHEMA,
-        result_type=Any,
         metadata={"strict": True},
     ),
 )

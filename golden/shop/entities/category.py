@@ -5,32 +5,19 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import ConfigDict
-
 from toolspec_runtime import models as _models, require as _require
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class Category(_models.NativeModel, schema="CATEGORY_SCHEMA"):
+class Category(_models.NativeModel, schema="CATEGORY_SCHEMA", extra="forbid"):
     """A product category; categories nest (a recursive schema)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     name: str
     children: Annotated[list[Category] | None, _models.NOT_NULL] = None
 
 
-CATEGORY_SCHEMA: dict[str, Any] = {
-    "title": "Category",
-    "description": "A product category; categories nest (a recursive schema).",
-    "type": "object",
-    "properties": {
-        "name": {"type": "string"},
-        "children": {"type": "array", "items": {"$ref": "#"}},
-    },
-    "required": ["name"],
-    "additionalProperties": False,
-}
+_SCHEMAS = _models.load_schemas(__name__, "category.schemas.json")
+CATEGORY_SCHEMA: dict[str, Any] = _SCHEMAS["CATEGORY_SCHEMA"]
 
 __all__: list[str] = ["Category", "CATEGORY_SCHEMA"]

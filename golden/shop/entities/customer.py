@@ -5,33 +5,21 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from toolspec_runtime import models as _models, require as _require
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class Customer(_models.NativeModel, schema="CUSTOMER_SCHEMA"):
-    model_config = ConfigDict(extra="forbid")
-
+class Customer(_models.NativeModel, schema="CUSTOMER_SCHEMA", extra="forbid"):
     id: int
     name: Annotated[str, Field(min_length=1, max_length=200)]
     email: Annotated[str | None, _models.NOT_NULL] = None
     tags: Annotated[list[str] | None, _models.NOT_NULL, _models.UNIQUE_STRINGS] = None
 
 
-CUSTOMER_SCHEMA: dict[str, Any] = {
-    "title": "Customer",
-    "type": "object",
-    "properties": {
-        "id": {"type": "integer"},
-        "name": {"type": "string", "minLength": 1, "maxLength": 200},
-        "email": {"type": "string", "format": "email"},
-        "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
-    },
-    "required": ["id", "name"],
-    "additionalProperties": False,
-}
+_SCHEMAS = _models.load_schemas(__name__, "customer.schemas.json")
+CUSTOMER_SCHEMA: dict[str, Any] = _SCHEMAS["CUSTOMER_SCHEMA"]
 
 __all__: list[str] = ["Customer", "CUSTOMER_SCHEMA"]

@@ -6,24 +6,20 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from toolspec_runtime import models as _models, require as _require
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class Line(_models.NativeModel, schema="ORDER_SCHEMA#/$defs/Line"):
-    model_config = ConfigDict(extra="forbid")
-
+class Line(_models.NativeModel, schema="ORDER_SCHEMA#/$defs/Line", extra="forbid"):
     sku: Annotated[str, _models.Pattern("^[A-Z]{3}-[0-9]{4}$")]
     quantity: Annotated[int, Field(ge=1, le=999)]
 
 
-class Order(_models.NativeModel, schema="ORDER_SCHEMA"):
+class Order(_models.NativeModel, schema="ORDER_SCHEMA", extra="forbid"):
     """One customer order."""
-
-    model_config = ConfigDict(extra="forbid")
 
     order_id: Annotated[int, Field(ge=1)]
     total: Annotated[float, Field(ge=0.0)]
@@ -36,47 +32,7 @@ class Order(_models.NativeModel, schema="ORDER_SCHEMA"):
 # Imported last, so that spec files may refer to each other in cycles.
 from ...shop.entities.customer import Customer  # noqa: E402
 
-ORDER_SCHEMA: dict[str, Any] = {
-    "title": "Order",
-    "description": "One customer order.",
-    "type": "object",
-    "properties": {
-        "order_id": {"type": "integer", "minimum": 1},
-        "total": {"type": "number", "minimum": 0},
-        "status": {"type": "string", "enum": ["pending", "shipped", "cancelled"]},
-        "created_at": {"type": "string", "format": "date-time"},
-        "customer": {"$ref": "#/$defs/Customer"},
-        "lines": {"type": "array", "items": {"$ref": "#/$defs/Line"}, "minItems": 1},
-    },
-    "required": ["order_id", "total", "status", "created_at"],
-    "additionalProperties": False,
-    "$defs": {
-        "Line": {
-            "type": "object",
-            "properties": {
-                "sku": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]{4}$"},
-                "quantity": {"type": "integer", "minimum": 1, "maximum": 999},
-            },
-            "required": ["sku", "quantity"],
-            "additionalProperties": False,
-        },
-        "Customer": {
-            "title": "Customer",
-            "type": "object",
-            "properties": {
-                "id": {"type": "integer"},
-                "name": {"type": "string", "minLength": 1, "maxLength": 200},
-                "email": {"type": "string", "format": "email"},
-                "tags": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "uniqueItems": True,
-                },
-            },
-            "required": ["id", "name"],
-            "additionalProperties": False,
-        },
-    },
-}
+_SCHEMAS = _models.load_schemas(__name__, "order.schemas.json")
+ORDER_SCHEMA: dict[str, Any] = _SCHEMAS["ORDER_SCHEMA"]
 
 __all__: list[str] = ["Line", "Order", "ORDER_SCHEMA"]

@@ -14,7 +14,7 @@ import difflib
 import inspect
 import json
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
@@ -143,15 +143,37 @@ class MissingContextError(LookupError):
     """A tool needs a value (or a database connection) the context does not have."""
 
 
-@dataclass(frozen=True)
+# What `ToolSpec` takes from elsewhere when not given: its method from its name, its input schema from the
+# `class` line of its arguments model (`schema="<CONSTANT>"`), so that generated code says each once.
+class _FromModel(Mapping[str, Any]):
+    """An empty mapping standing for "not given" (a dataclass default must be hashable)."""
+
+    __hash__ = object.__hash__
+
+    def __getitem__(self, key: str) -> Any:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+_FROM_MODEL: Mapping[str, Any] = _FromModel()
+
+
+@dataclass(frozen=True, kw_only=True)
 class ToolSpec:
     """A tool as the registry knows it."""
 
     name: str
-    method: str
-    description: str | None
+    method: str = (
+        ""  # the implementation's method: the name, unless it is no Python name
+    )
+    description: str | None = None
     args_model: type[BaseModel]
-    input_schema: Mapping[str, Any]
+    input_schema: Mapping[str, Any] = _FROM_MODEL  # the arguments model's schema
     output_schema: Mapping[str, Any] | None = None
     result_type: Any = Any
     config_model: type[BaseModel] | None = None
@@ -172,6 +194,13 @@ class ToolSpec:
     output_check: SchemaCheck | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if not self.method:
+            object.__setattr__(self, "method", self.name)
+        if self.input_schema is _FROM_MODEL:
+            document, pointer = schema_location(self.args_model)
+            if pointer or not isinstance(document, Mapping):
+                raise TypeError(f"tool {self.name!r}: give its input_schema")
+            object.__setattr__(self, "input_schema", document)
         output = self.output_schema
         object.__setattr__(self, "input_check", SchemaCheck(self.input_schema))
         check = SchemaCheck(output) if output is not None else None

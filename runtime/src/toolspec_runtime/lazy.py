@@ -63,19 +63,41 @@ class ToolRegistry(Mapping[str, ToolSpec]):
         return f"<{self._package} TOOLS: {len(self)} tools, {len(self._specs)} loaded>"
 
 
+# The names a generated package `__init__` defines itself (API 0.4), first in its `__all__`.
+PACKAGE_NAMES = (
+    "AGENTS",
+    "TOOLS",
+    "AgentSpec",
+    "ToolConfigs",
+    "ToolError",
+    "ToolResult",
+    "ToolSpec",
+    "Tools",
+    "McpClient",
+    "agents_tools",
+    "dispatch",
+    "export_tools",
+    "mcp_server",
+    "serve_mcp",
+)
+
+
 def package_attributes(
     package: str,
     namespace: dict[str, Any],
     exports: Mapping[str, Sequence[str]],
     submodules: Collection[str],
     built: Mapping[str, Callable[[], Any]] | None = None,
+    own: Sequence[str] = PACKAGE_NAMES,
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """The `__getattr__` and `__dir__` of the package `package` whose globals are `namespace`: a name in
     `exports` (module -> names) comes from its module, imported then; a name in `built` is made by its function
-    once; a name in `submodules` (the package's children) is that module. Each value is then kept in
-    `namespace`, so `__getattr__` runs once per name."""
+    once; a name in `submodules` (the package's children) is that module; `__all__` is the package's `own`
+    names, then every module's, sorted (type checkers read the same from the star imports they see). Each
+    value is then kept in `namespace`, so `__getattr__` runs once per name."""
     source = {name: module for module, names in exports.items() for name in names}
     makers = dict(built or {})
+    makers.setdefault("__all__", lambda: [*own, *sorted(source)])
     # Importing a child module binds it as an attribute of its package. Where a child has the name of something
     # the package defines or serves, the child is imported now, and the package's value put back, so that no
     # later import can hide that value (an eager package imported every child before binding its names).

@@ -15,6 +15,7 @@ import copy
 import datetime
 import json
 import math
+import pkgutil
 import re
 import sys
 import threading
@@ -218,6 +219,30 @@ def _json_number(text: str) -> float | Decimal:
 def read_json(text: str | bytes | bytearray) -> Any:
     """JSON text as JSON data, numbers exact (above). Raises ValueError or RecursionError."""
     return json.loads(text, parse_float=_json_number)
+
+
+def _schema_number(text: str) -> float | Decimal:
+    """A number of a schema file as the compiler held it: the compiler writes a float as its shortest text and
+    a number no float holds (`1e999`, `1e-400`) as a Decimal's digits, so a numeral is a float exactly when
+    the float it reads as writes it back (infinity never does)."""
+    value = float(text)
+    if not math.isinf(value) and Decimal(repr(value)) == Decimal(text):
+        return value
+    return Decimal(text)
+
+
+def load_schemas(module: str, file: str) -> dict[str, Any]:
+    """The schema constants of the generated `module`, from the JSON file `file` beside it (written by the
+    compiler with the module): read once, when the module is imported, numbers as the compiler held them.
+    Through the package's loader, so that a package inside a zip file reads it too."""
+    package = module.rpartition(".")[0]
+    data = pkgutil.get_data(package, file) if package else None
+    if data is None:
+        raise ImportError(f"{module}: its schemas ({file}) are not beside it")
+    schemas = json.loads(data, parse_float=_schema_number)
+    if not isinstance(schemas, dict):
+        raise ImportError(f"{module}: {file} does not hold its schemas")
+    return schemas
 
 
 def json_number(value: Decimal) -> int | float | Decimal:

@@ -7,15 +7,15 @@ to one of its tools), so importing the package costs little whatever the number 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from toolspec_runtime import dispatch as _dispatch, exports as _exports, lazy as _lazy
-from toolspec_runtime import agent_tools as _agent_tools, mcp_server as _mcp_server
-from toolspec_runtime import require as _require
-from toolspec_runtime.dispatch import AgentSpec, ToolError, ToolResult, ToolSpec
+from toolspec_runtime import dispatch as _dispatch, lazy as _lazy
+from toolspec_runtime import package as _package, require as _require
+from toolspec_runtime.dispatch import AgentSpec as AgentSpec, ToolError as ToolError
+from toolspec_runtime.dispatch import ToolResult as ToolResult, ToolSpec as ToolSpec
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 if TYPE_CHECKING:
     # What type checkers and editors see; at run time the same names are served by `__getattr__` (below).
@@ -91,111 +91,14 @@ AGENTS: dict[str, AgentSpec] = {}
 """Agents and the tools each may call (gram `:Agent` patterns)."""
 
 
-def dispatch(
-    name: str,
-    arguments: str | bytes | Mapping[str, Any],
-    impl: Tools | None = None,
-    context: Any = None,
-    *,
-    config: ToolConfigs | None = None,
-    flavour: Literal["openai", "anthropic", "mcp"] | None = None,
-) -> ToolResult:
-    """Run the tool `name`: validate `arguments` (JSON text or a mapping), call `impl`, validate the result.
-
-    `config` holds the tools' instantiation configs; `flavour` names the format the LLM saw the tools in
-    (`export_tools`): its tool names are accepted, and "openai" strict-mode arguments are read back first.
-    Failures come back as a `ToolResult` whose `error` an LLM can read; no traceback reaches the caller.
-    """
-    return _dispatch.run_tool(
-        TOOLS, name, arguments, impl, context, config=config, flavour=flavour
-    )
-
-
-def export_tools(
-    flavour: Literal["openai", "anthropic", "mcp", "xml"],
-    names: Iterable[str] | None = None,
-) -> Any:
-    """The tools (all, or `names`) as an LLM API takes them, as in `schemas/tools.<flavour>.*`: a list of tool
-    objects ("openai", "anthropic"), a `tools/list` result ("mcp"), or XML text ("xml").
-    """
-    chosen = sorted(TOOLS) if names is None else list(names)
-    exported = _exports.export_names(TOOLS, flavour)
-    return _exports.export_tools(
-        [TOOLS[n].definition() for n in chosen], flavour, exported
-    )
-
-
-def mcp_server(
-    impl: Any, *, context: Any = None, config: ToolConfigs | None = None
-) -> Any:
-    """These tools as a server of the official MCP SDK (`mcp.server.lowlevel.Server`): `tools/list` answers
-    `export_tools("mcp")`, `tools/call` runs `impl` (a `Tools`, its methods sync or async) through `dispatch`.
-    Needs `pip install 'toolspec-runtime[mcp]'`.
-    """
-    return _mcp_server.mcp_server(
-        __name__, TOOLS, export_tools("mcp"), impl, context=context, config=config
-    )
-
-
-def serve_mcp(
-    impl: Any,
-    *,
-    transport: Literal["stdio", "streamable-http"] = "stdio",
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    context: Any = None,
-    config: ToolConfigs | None = None,
-) -> None:
-    """Serve these tools over MCP until stopped: on stdin/stdout, or over streamable HTTP at
-    `http://<host>:<port>/mcp` (loopback unless `host` says otherwise).
-    """
-    server = mcp_server(impl, context=context, config=config)
-    _mcp_server.serve_mcp(server, transport=transport, host=host, port=port)
-
-
-def agents_tools(
-    impl: Any, *, context: Any = None, config: ToolConfigs | None = None
-) -> list[Any]:
-    """These tools as OpenAI Agents SDK `FunctionTool`s: strict schemas as `export_tools("openai")` writes them,
-    calls through `dispatch`. Needs `pip install 'toolspec-runtime[agents]'`.
-    """
-    return _agent_tools.agents_tools(
-        TOOLS, export_tools("openai"), impl, context=context, config=config
-    )
-
-
-__all__: list[str] = [
-    "AGENTS",
-    "TOOLS",
-    "AgentSpec",
-    "ToolConfigs",
-    "ToolError",
-    "ToolResult",
-    "ToolSpec",
-    "Tools",
-    "McpClient",
-    "agents_tools",
-    "dispatch",
-    "export_tools",
-    "mcp_server",
-    "serve_mcp",
-    "FORECAST_SCHEMA",
-    "Forecast",
-    "GET_FORECAST_INPUT_SCHEMA",
-    "GREET_INPUT_SCHEMA",
-    "GREET_OUTPUT_SCHEMA",
-    "GetForecastArgs",
-    "GetForecastFn",
-    "GreetArgs",
-    "GreetFn",
-    "SAVED_FORECASTS_INPUT_SCHEMA",
-    "SAVED_FORECASTS_OUTPUT_SCHEMA",
-    "SAVED_FORECASTS_SQL",
-    "SavedForecastsArgs",
-    "bind_saved_forecasts",
-    "execute_saved_forecasts",
-    "saved_forecasts",
-]
+# `dispatch`, `export_tools`, `mcp_server`, `serve_mcp`, `agents_tools`: the runtime's, typed with this
+# package's `Tools` and `ToolConfigs`.
+_PACKAGE: _package.Package[Tools, ToolConfigs] = _package.Package(__name__, TOOLS)
+dispatch = _PACKAGE.dispatch
+export_tools = _PACKAGE.export_tools
+mcp_server = _PACKAGE.mcp_server
+serve_mcp = _PACKAGE.serve_mcp
+agents_tools = _PACKAGE.agents_tools
 
 if not TYPE_CHECKING:
     __getattr__, __dir__ = _lazy.package_attributes(

@@ -6,33 +6,19 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Annotated, Any
 
-from pydantic import ConfigDict
-
 from toolspec_runtime import models as _models, require as _require
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class Forecast(_models.NativeModel, schema="FORECAST_SCHEMA"):
-    model_config = ConfigDict(extra="forbid")
-
+class Forecast(_models.NativeModel, schema="FORECAST_SCHEMA", extra="forbid"):
     date: Annotated[_dt.date, _models.DATE]
     high: float
     low: float
     summary: Annotated[str | None, _models.NOT_NULL] = None
 
 
-FORECAST_SCHEMA: dict[str, Any] = {
-    "title": "Forecast",
-    "type": "object",
-    "properties": {
-        "date": {"type": "string", "format": "date"},
-        "high": {"type": "number"},
-        "low": {"type": "number"},
-        "summary": {"type": "string"},
-    },
-    "required": ["date", "high", "low"],
-    "additionalProperties": False,
-}
+_SCHEMAS = _models.load_schemas(__name__, "forecast.schemas.json")
+FORECAST_SCHEMA: dict[str, Any] = _SCHEMAS["FORECAST_SCHEMA"]
 
 __all__: list[str] = ["Forecast", "FORECAST_SCHEMA"]

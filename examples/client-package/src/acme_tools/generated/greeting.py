@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
@@ -14,26 +14,21 @@ from toolspec_runtime import (
     require as _require,
 )
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class GreetArgs(_models.NativeModel, schema="GREET_INPUT_SCHEMA"):
+class GreetArgs(_models.NativeModel, schema="GREET_INPUT_SCHEMA", extra="forbid"):
     """Arguments of the tool `greet`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     person_name: str = Field(alias="personName", description="Who to greet.")
     language: Literal["en", "pt", "de"] = "en"
 
 
 class GreetFn(Protocol):
-    """The signature an implementation of the tool `greet` must have."""
-
     def __call__(
         self, *, person_name: str, language: Literal["en", "pt", "de"] = "en"
     ) -> str:
         """Greets a person by name, optionally in a given language."""
-        ...
 
 
 class Tools(Protocol):
@@ -50,25 +45,15 @@ class _McpClient(_mcp_client.McpClient):
     def greet(self, signature: GreetFn, /) -> None: ...
 
 
-GREET_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "personName": {"type": "string", "description": "Who to greet."},
-        "language": {"type": "string", "default": "en", "enum": ["en", "pt", "de"]},
-    },
-    "required": ["personName"],
-    "additionalProperties": False,
-}
-
-GREET_OUTPUT_SCHEMA: dict[str, Any] = {"type": "string"}
+_SCHEMAS = _models.load_schemas(__name__, "greeting.schemas.json")
+GREET_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS["GREET_INPUT_SCHEMA"]
+GREET_OUTPUT_SCHEMA: dict[str, Any] = _SCHEMAS["GREET_OUTPUT_SCHEMA"]
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="greet",
-        method="greet",
         description="Greets a person by name, optionally in a given language.",
         args_model=GreetArgs,
-        input_schema=GREET_INPUT_SCHEMA,
         output_schema=GREET_OUTPUT_SCHEMA,
         result_type=str,
     ),

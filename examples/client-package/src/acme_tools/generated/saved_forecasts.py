@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Protocol, TYPE_CHECKING
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
@@ -18,13 +18,13 @@ from toolspec_runtime import (
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class SavedForecastsArgs(_models.NativeModel, schema="SAVED_FORECASTS_INPUT_SCHEMA"):
+class SavedForecastsArgs(
+    _models.NativeModel, schema="SAVED_FORECASTS_INPUT_SCHEMA", extra="forbid"
+):
     """Arguments of the tool `saved_forecasts`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     city: str
     limit: Annotated[int, Field(ge=1)] = 10
@@ -101,42 +101,17 @@ class _McpClient(_mcp_client.McpClient):
 # Imported last, so that spec files may refer to each other in cycles.
 from .forecast import Forecast  # noqa: E402
 
-SAVED_FORECASTS_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "city": {"type": "string"},
-        "limit": {"type": "integer", "default": 10, "minimum": 1},
-    },
-    "required": ["city"],
-    "additionalProperties": False,
-}
-
-SAVED_FORECASTS_OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "array",
-    "items": {"$ref": "#/$defs/Forecast"},
-    "$defs": {
-        "Forecast": {
-            "title": "Forecast",
-            "type": "object",
-            "properties": {
-                "date": {"type": "string", "format": "date"},
-                "high": {"type": "number"},
-                "low": {"type": "number"},
-                "summary": {"type": "string"},
-            },
-            "required": ["date", "high", "low"],
-            "additionalProperties": False,
-        }
-    },
-}
+_SCHEMAS = _models.load_schemas(__name__, "saved_forecasts.schemas.json")
+SAVED_FORECASTS_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS["SAVED_FORECASTS_INPUT_SCHEMA"]
+SAVED_FORECASTS_OUTPUT_SCHEMA: dict[str, Any] = _SCHEMAS[
+    "SAVED_FORECASTS_OUTPUT_SCHEMA"
+]
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="saved_forecasts",
-        method="saved_forecasts",
         description="Forecasts saved for a city, newest first.",
         args_model=SavedForecastsArgs,
-        input_schema=SAVED_FORECASTS_INPUT_SCHEMA,
         output_schema=SAVED_FORECASTS_OUTPUT_SCHEMA,
         result_type=list[Forecast],
         implementation=_saved_forecasts_tool,

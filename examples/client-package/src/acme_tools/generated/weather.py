@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from toolspec_runtime import (
     dispatch as _dispatch,
@@ -14,13 +14,13 @@ from toolspec_runtime import (
     require as _require,
 )
 
-_require("0.3", __name__)
+_require("0.4", __name__)
 
 
-class GetForecastArgs(_models.NativeModel, schema="GET_FORECAST_INPUT_SCHEMA"):
+class GetForecastArgs(
+    _models.NativeModel, schema="GET_FORECAST_INPUT_SCHEMA", extra="forbid"
+):
     """Arguments of the tool `get_forecast`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     city: Annotated[str, Field(min_length=1)] = Field(
         description="City name, e.g. Lisbon."
@@ -30,8 +30,6 @@ class GetForecastArgs(_models.NativeModel, schema="GET_FORECAST_INPUT_SCHEMA"):
 
 
 class GetForecastFn(Protocol):
-    """The signature an implementation of the tool `get_forecast` must have."""
-
     def __call__(
         self,
         *,
@@ -40,7 +38,6 @@ class GetForecastFn(Protocol):
         unit: Literal["celsius", "fahrenheit"] = "celsius",
     ) -> Any:
         """Daily weather forecast for a city."""
-        ...
 
 
 class Tools(Protocol):
@@ -57,33 +54,14 @@ class _McpClient(_mcp_client.McpClient):
     def get_forecast(self, signature: GetForecastFn, /) -> None: ...
 
 
-GET_FORECAST_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "city": {
-            "type": "string",
-            "minLength": 1,
-            "description": "City name, e.g. Lisbon.",
-        },
-        "days": {"type": "integer", "minimum": 1, "maximum": 14, "default": 3},
-        "unit": {
-            "type": "string",
-            "enum": ["celsius", "fahrenheit"],
-            "default": "celsius",
-        },
-    },
-    "required": ["city"],
-    "additionalProperties": False,
-}
+_SCHEMAS = _models.load_schemas(__name__, "weather.schemas.json")
+GET_FORECAST_INPUT_SCHEMA: dict[str, Any] = _SCHEMAS["GET_FORECAST_INPUT_SCHEMA"]
 
 TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = (
     _dispatch.ToolSpec(
         name="get_forecast",
-        method="get_forecast",
         description="Daily weather forecast for a city.",
         args_model=GetForecastArgs,
-        input_schema=GET_FORECAST_INPUT_SCHEMA,
-        result_type=Any,
     ),
 )
 
