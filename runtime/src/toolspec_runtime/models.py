@@ -406,10 +406,14 @@ def _not_json(kind: str) -> PydanticCustomError:
 class _Formatted:
     """`format: date` / `date-time` text (or a date / datetime, as its ISO text), as a `date` / `datetime`.
 
-    `typed` accepts values already typed whose ISO text the interpreter would accept. `valid` is a quick
-    form check after which Python's ISO parser, where it accepts the text, makes the
-    value (the same instant Pydantic would make, the calendar and clock checked as the interpreter checks
-    them); otherwise the interpreter's own check (`exact`) decides, and Pydantic's parser makes the value.
+    Text of the plain form `common` (a Rust regular expression) is parsed by pydantic-core alone, which checks
+    the calendar and clock as the interpreter does; the form leaves out what Pydantic's parser might read
+    otherwise than RFC 3339 (hour 24, second 60, more than 6 fractional digits, lower-case `t` and `z`), and
+    tests/test_native_formats.py holds the two paths to the same verdicts and values. Anything else goes to
+    Python: `typed` accepts values already typed whose ISO text the interpreter would accept. `valid` is a
+    quick form check after which Python's ISO parser, where it accepts the text, makes the value (the same
+    instant Pydantic would make, the calendar and clock checked as the interpreter checks them); otherwise the
+    interpreter's own check (`exact`) decides, and Pydantic's parser makes the value.
     """
 
     def __init__(
@@ -420,7 +424,9 @@ class _Formatted:
         parse: Callable[[str], Any],
         target: core_schema.CoreSchema,
         kind: str,
+        common: str,
     ) -> None:
+        self._common = common
         self._typed = typed
         self._valid = valid
         self._exact = exact
@@ -450,7 +456,21 @@ class _Formatted:
     ) -> core_schema.CoreSchema:
         # A wrap validator around the type's own schema, for its serializer; the check types the value itself
         # (the inner schema would be strict in strict mode, refusing text).
-        return core_schema.no_info_wrap_validator_function(self._value, self._target)
+        python = core_schema.no_info_wrap_validator_function(self._value, self._target)
+        common = core_schema.chain_schema(
+            [
+                core_schema.str_schema(
+                    pattern=self._common, regex_engine="rust-regex", strict=True
+                ),
+                {**self._target, "strict": False},
+            ]
+        )
+        return core_schema.union_schema(
+            [common, python],
+            mode="left_to_right",
+            custom_error_type="json_schema",
+            custom_error_message=f"not {self._kind}",
+        )
 
 
 def _date_text(text: str) -> bool:
@@ -489,6 +509,7 @@ DATE = _Formatted(
     datetime.date.fromisoformat,
     core_schema.date_schema(),
     "an RFC 3339 date",
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
 )
 DATE_TIME = _Formatted(
     _is_aware_datetime,
@@ -497,6 +518,8 @@ DATE_TIME = _Formatted(
     datetime.datetime.fromisoformat,
     core_schema.datetime_schema(),
     "an RFC 3339 date-time",
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,6})?"
+    r"(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$",
 )
 
 
@@ -813,8 +836,10 @@ class NativeModel(_ObjectModel):
     `SchemaModel` decides it: the interpreter checks the JSON data, with its messages, and Pydantic types it.
     """
 
-    # Strict in its config too, so that it stays sound wherever it is validated (inside an application's own
-    # model, a `TypeAdapter`); the entry points here, and `SchemaModel`'s, type checked data with
+    # Strict in its config, which is how the entry points below validate it first (every NativeModel, nested
+    # ones too, has this config): a call's own `strict=True` would also override the few parts that say
+    # `strict: False` themselves (the common form of a date-time, read by pydantic-core from text of a form it
+    # reads as RFC 3339 does). The entry points here, and `SchemaModel`'s, type checked data with
     # `strict=False` instead.
     # `validate_by_name=False` keys data by wire names only; `populate_by_name=True` (which it overrides) only
     # tells Pydantic's mypy plugin that the constructor takes Python names too (it does: `_wire_keys`).
@@ -837,7 +862,7 @@ class NativeModel(_ObjectModel):
         wire = _wire_keys(type(self), data)
         validator = self.__pydantic_validator__
         try:
-            validator.validate_python(wire, self_instance=self, strict=True)
+            validator.validate_python(wire, self_instance=self)
         except ValidationError:
             checked = _checked_data(type(self), wire)
             validator.validate_python(checked, self_instance=self, strict=False)
@@ -849,7 +874,7 @@ class NativeModel(_ObjectModel):
         """Python data as the JSON it stands for: strict native validation, the interpreter where it refuses."""
         if not kwargs:
             try:
-                return cls.__pydantic_validator__.validate_python(obj, strict=True)  # type: ignore[no-any-return]
+                return cls.__pydantic_validator__.validate_python(obj)  # type: ignore[no-any-return]
             except ValidationError:
                 pass
         checked = _checked_data(cls, obj)
@@ -864,7 +889,7 @@ class NativeModel(_ObjectModel):
         `SchemaModel` reads it (numbers exact, checked, typed)."""
         if not kwargs and not getattr(cls, "__json_exact_numbers__", True):
             try:
-                return cls.__pydantic_validator__.validate_json(json_data, strict=True)  # type: ignore[no-any-return]
+                return cls.__pydantic_validator__.validate_json(json_data)  # type: ignore[no-any-return]
             except ValidationError:
                 pass
         parent: Any = super()
@@ -901,7 +926,7 @@ def native_instance(cls: type[ModelT], data: Any) -> ModelT | None:
     if not issubclass(cls, NativeModel):
         return None
     try:
-        return cls.__pydantic_validator__.validate_python(data, strict=True)  # type: ignore[no-any-return]
+        return cls.__pydantic_validator__.validate_python(data)  # type: ignore[no-any-return]
     except ValidationError:
         return None
 
