@@ -13,7 +13,7 @@ import re
 
 from .backends.statements import statement
 from .backends.python import PythonFile
-from .backends.schemas import dump_json
+from .json_layout import packed_json
 from .passes.naming import schemas_path
 
 # A placeholder statement, as the templates print it: `NAME: T = __codegen_splice_<n>__` at module level.
@@ -72,5 +72,5 @@ def format_all(files: dict[str, PythonFile]) -> dict[str, str]:
     for path, source in files.items():
         done[path] = format_python(source, path)
         if source.schemas is not None:
-            done[schemas_path(path)] = dump_json(source.schemas)
+            done[schemas_path(path)] = packed_json(source.schemas)
     return done

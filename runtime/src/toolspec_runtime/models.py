@@ -222,13 +222,14 @@ def read_json(text: str | bytes | bytearray) -> Any:
 
 
 def _schema_number(text: str) -> float | Decimal:
-    """A number of a schema file as the compiler held it: the compiler writes a float as its shortest text and
-    a number no float holds (`1e999`, `1e-400`) as a Decimal's digits, so a numeral is a float exactly when
-    the float it reads as writes it back (infinity never does)."""
+    """A number of a schema file as the compiler held it. The compiler writes a float as `repr` does (its
+    shortest text, any exponent with a lower-case `e`) and a number no float holds as `str` of its Decimal,
+    which is either too large for a float or, being tiny, written with an upper-case `E`.
+    """
+    if "E" in text:
+        return Decimal(text)
     value = float(text)
-    if not math.isinf(value) and Decimal(repr(value)) == Decimal(text):
-        return value
-    return Decimal(text)
+    return Decimal(text) if math.isinf(value) else value
 
 
 def load_schemas(module: str, file: str) -> dict[str, Any]:
