@@ -23,70 +23,84 @@ def black_literal(
     """`head + <literal> + tail` as the lines black would format it into, without running black.
 
     Black explodes a bracket that does not fit: one element per line, with a trailing comma when there are
-    several (a single element keeps none), recursing into elements that still do not fit. Formatting the large
-    schema constants this way instead of through black halves a compile's formatting time.
+    several (a single element keeps none), recursing into elements that still do not fit. Formatting large
+    literals (`__all__`, the package's tables) this way instead of through black halves their formatting time.
     """
     lines: list[str] = []
-    _black(_element(value), head, tail, indent, lines)
+    lay_out(_element(value), head, tail, indent, lines)
     return lines
 
 
-class _Node:
-    """A container value with its `py_literal` text, computed once bottom-up: `black_literal` measures every
-    level of a nested value, and recomputing the text of each subtree at each level made it quadratic in depth.
-    Scalar elements are kept as their text: they never split, and most elements are scalars.
+class Bracketed:
+    """A container value as a bracket of elements, with its one-line text computed once, bottom up: the layout
+    measures every level of a nested value, and recomputing the text of each subtree at each level made it
+    quadratic in depth. Scalar elements are kept as their text: they never split, and most elements are
+    scalars. `black_literal` makes them of Python values, `json_layout.packed_json` of JSON ones.
     """
 
     __slots__ = ("text", "opening", "closing", "elements")
+    text: str
+    opening: str
+    closing: str
+    elements: list[tuple[str, Bracketed | str]]
 
-    def __init__(self, value: Any) -> None:
-        self.elements: list[tuple[str, _Node | str]]
-        if isinstance(value, (list, tuple)):
-            self.opening, self.closing = "[", "]"
-            self.elements = [("", _element(v)) for v in value]
-            self.text = "[" + ", ".join([_text(e) for _, e in self.elements]) + "]"
-        else:
-            self.opening, self.closing = "{", "}"
-            self.elements = [
-                (_string(str(k)) + ": ", _element(v)) for k, v in value.items()
-            ]
-            self.text = "{" + ", ".join([p + _text(e) for p, e in self.elements]) + "}"
-
-
-def _is_container(value: Any) -> bool:
-    return isinstance(value, (list, tuple, dict)) or (
-        not isinstance(value, (str, int, float)) and isinstance(value, Mapping)
-    )
+    def __init__(
+        self, opening: str, closing: str, elements: list[tuple[str, Bracketed | str]]
+    ) -> None:
+        self.opening, self.closing, self.elements = opening, closing, elements
+        inner = ", ".join(
+            [p + (e if isinstance(e, str) else e.text) for p, e in elements]
+        )
+        self.text = opening + inner + closing
 
 
-def _element(value: Any) -> _Node | str:
-    # The exact types JSON gives, tested first: this runs once per value of every schema constant
+def _element(value: Any) -> Bracketed | str:
+    # The exact types JSON gives, tested first: this runs once per value of every literal laid out
     kind = type(value)
     if kind is str:
         return _string(value)
-    if kind is dict or kind is list:
-        return _Node(value)
-    return _Node(value) if _is_container(value) else py_literal(value)
+    if kind is list or isinstance(value, (list, tuple)):
+        return Bracketed("[", "]", [("", _element(v)) for v in value])
+    if kind is dict or (
+        isinstance(value, Mapping) and not isinstance(value, (str, int, float))
+    ):
+        items = value.items()
+        return Bracketed(
+            "{", "}", [(_string(str(k)) + ": ", _element(v)) for k, v in items]
+        )
+    return py_literal(value)
 
 
-def _text(element: _Node | str) -> str:
-    return element if isinstance(element, str) else element.text
-
-
-def _black(
-    node: _Node | str, head: str, tail: str, indent: int, lines: list[str]
+def lay_out(
+    node: Bracketed | str,
+    head: str,
+    tail: str,
+    indent: int,
+    lines: list[str],
+    *,
+    step: int = 4,
+    magic_comma: bool = True,
 ) -> None:
-    flat = " " * indent + head + _text(node) + tail
+    """Append `head + node + tail` at `indent` to `lines`: on one line if it fits in `LINE_LENGTH` columns,
+    else the bracket opened, one element per line `step` columns deeper (each laid out alike), and closed.
+    `magic_comma`: black's comma after every element of a bracket of several, the last too; else JSON's,
+    between elements only."""
+    flat = " " * indent + head + (node if isinstance(node, str) else node.text) + tail
     if isinstance(node, str) or not node.elements or str_width(flat) <= LINE_LENGTH:
         lines.append(flat)
         return
-    comma = "," if len(node.elements) > 1 else ""
+    last = len(node.elements) - 1
+    comma = "," if last else ""
     lines.append(" " * indent + head + node.opening)
-    for prefix, element in node.elements:
+    inner = indent + step
+    for at, (prefix, element) in enumerate(node.elements):
+        after = comma if magic_comma or at < last else ""
         if isinstance(element, str):  # a scalar stays on its line
-            lines.append(" " * (indent + 4) + prefix + element + comma)
+            lines.append(" " * inner + prefix + element + after)
         else:
-            _black(element, prefix, comma, indent + 4, lines)
+            lay_out(
+                element, prefix, after, inner, lines, step=step, magic_comma=magic_comma
+            )
     lines.append(" " * indent + node.closing + tail)
 
 

@@ -1,17 +1,24 @@
 """The modules' schema files (`codegen/json_layout.py`): any JSON value the compiler holds reads back as the
 same value, numbers of the same types (as `load_schemas` reads them), and a line is longer than 88 columns only
-where one scalar is."""
+where one scalar is; a generated package reads them through its loader, from a zip file too.
+"""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import zipfile
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from codegen.compiler import compile_specs
 from codegen.json_layout import packed_json
+from codegen.writer import write_output
 from toolspec_runtime.models import _schema_number
 
 scalars = st.one_of(
@@ -87,3 +94,33 @@ def test_short_values_stay_on_their_line_and_long_ones_open() -> None:
         "  }\n"
         "}\n"
     )
+
+
+def test_a_package_in_a_zip_file_reads_its_schemas(tmp_path: Path) -> None:
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    # (as text: 1e999 is no float)
+    (specs / "pick.json").write_text(
+        '{"name": "pick", "parameters": {"type": "object",'
+        ' "properties": {"n": {"type": "number", "maximum": 1e999}}}}'
+    )
+    files = compile_specs([specs]).files
+    assert files is not None and "pick.schemas.json" in files
+    write_output(tmp_path / "zipped", files)
+    archive = tmp_path / "package.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for path in sorted((tmp_path / "zipped").rglob("*")):
+            zipped.write(
+                path, "zipped/" + path.relative_to(tmp_path / "zipped").as_posix()
+            )
+    check = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import zipped\n"
+        "print(zipped.__file__.startswith(sys.argv[1]))\n"
+        "print(repr(zipped.TOOLS['pick'].input_schema['properties']['n']['maximum']))\n"
+        "print(zipped.dispatch('pick', {'n': 2.5}, None).error.kind)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", check, str(archive)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "Decimal('1E+999')", "implementation_error"]

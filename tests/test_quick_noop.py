@@ -15,16 +15,9 @@ from pathlib import Path
 import pytest
 
 from codegen import cli, quick
+from test_rebuild_cache import _tool
 
 ARGV = ["specs", "-o", "out"]
-
-
-def _tool(name: str, description: str = "A tool.") -> dict[str, object]:
-    return {
-        "name": name,
-        "description": description,
-        "parameters": {"type": "object", "properties": {"x": {"type": "integer"}}},
-    }
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import copy
 import datetime
 import json
 import math
-import pkgutil
+import os
 import re
 import sys
 import threading
@@ -235,11 +235,15 @@ def _schema_number(text: str) -> float | Decimal:
 def load_schemas(module: str, file: str) -> dict[str, Any]:
     """The schema constants of the generated `module`, from the JSON file `file` beside it (written by the
     compiler with the module): read once, when the module is imported, numbers as the compiler held them.
-    Through the package's loader, so that a package inside a zip file reads it too."""
-    package = module.rpartition(".")[0]
-    data = pkgutil.get_data(package, file) if package else None
-    if data is None:
-        raise ImportError(f"{module}: its schemas ({file}) are not beside it")
+    Through the module's own loader, as `pkgutil.get_data` reads a package's data (so that a package inside a
+    zip file reads it too), without importing `pkgutil` into every generated package's start-up.
+    """
+    spec = getattr(sys.modules.get(module), "__spec__", None)
+    origin = getattr(spec, "origin", None)
+    get_data = getattr(getattr(spec, "loader", None), "get_data", None)
+    if not isinstance(origin, str) or get_data is None:
+        raise ImportError(f"{module}: its schemas ({file}) cannot be read beside it")
+    data = get_data(os.path.join(os.path.dirname(origin), file))
     schemas = json.loads(data, parse_float=_schema_number)
     if not isinstance(schemas, dict):
         raise ImportError(f"{module}: {file} does not hold its schemas")
