@@ -87,13 +87,6 @@ def settled(info: os.stat_result) -> bool:
     return info.st_ctime_ns < _STARTED - _SETTLED_NS
 
 
-def _stamp(path: str) -> list[int] | None:
-    try:
-        return stamp_of(os.lstat(path))
-    except FileNotFoundError:
-        return None
-
-
 def _context(argv: list[str]) -> list[str]:
     return [*argv, "\0", os.getcwd(), sys.executable, sys.version]
 

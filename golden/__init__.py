@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from toolspec_runtime import dispatch as _dispatch, lazy as _lazy
-from toolspec_runtime import package as _package, require as _require
+from toolspec_runtime import lazy as _lazy, package as _package, require as _require
 from toolspec_runtime.dispatch import AgentSpec as AgentSpec, ToolError as ToolError
 from toolspec_runtime.dispatch import ToolResult as ToolResult, ToolSpec as ToolSpec
 
@@ -268,7 +267,7 @@ TOOLS: Mapping[str, ToolSpec] = _lazy.ToolRegistry(__name__, _TOOL_NAMES)
 """Every tool, by its wire name: a read-only mapping that imports a tool's module when the tool is looked up."""
 
 AGENTS: dict[str, AgentSpec] = {
-    "helpdesk": _dispatch.AgentSpec(
+    "helpdesk": AgentSpec(
         name="helpdesk",
         description="Answers questions about the people directory.",
         tools=(

@@ -357,7 +357,6 @@ def _render_init(plan: PackagePlan) -> PythonFile:
     # Module aliases (under TYPE_CHECKING) stay clear of the names the `__init__` binds itself.
     aliases = Scope(
         {
-            "_dispatch",
             "_lazy",
             "_mcp_client",
             "_package",

@@ -168,9 +168,8 @@ class ToolSpec:
     """A tool as the registry knows it."""
 
     name: str
-    method: str = (
-        ""  # the implementation's method: the name, unless it is no Python name
-    )
+    # The implementation's method: the name, unless the name is no Python name.
+    method: str = ""
     description: str | None = None
     args_model: type[BaseModel]
     input_schema: Mapping[str, Any] = _FROM_MODEL  # the arguments model's schema

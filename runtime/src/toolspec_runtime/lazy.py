@@ -88,16 +88,15 @@ def package_attributes(
     exports: Mapping[str, Sequence[str]],
     submodules: Collection[str],
     built: Mapping[str, Callable[[], Any]] | None = None,
-    own: Sequence[str] = PACKAGE_NAMES,
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """The `__getattr__` and `__dir__` of the package `package` whose globals are `namespace`: a name in
     `exports` (module -> names) comes from its module, imported then; a name in `built` is made by its function
-    once; a name in `submodules` (the package's children) is that module; `__all__` is the package's `own`
-    names, then every module's, sorted (type checkers read the same from the star imports they see). Each
+    once; a name in `submodules` (the package's children) is that module; `__all__` is the package's own
+    names (`PACKAGE_NAMES`), then every module's, sorted (type checkers read the same from the star imports they see). Each
     value is then kept in `namespace`, so `__getattr__` runs once per name."""
     source = {name: module for module, names in exports.items() for name in names}
     makers = dict(built or {})
-    makers.setdefault("__all__", lambda: [*own, *sorted(source)])
+    makers.setdefault("__all__", lambda: [*PACKAGE_NAMES, *sorted(source)])
     # Importing a child module binds it as an attribute of its package. Where a child has the name of something
     # the package defines or serves, the child is imported now, and the package's value put back, so that no
     # later import can hide that value (an eager package imported every child before binding its names).

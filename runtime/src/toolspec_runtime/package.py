@@ -15,7 +15,7 @@ from . import agent_tools, exports, mcp_server
 from .dispatch import ToolResult, ToolSpec, run_tool
 
 ImplT = TypeVar("ImplT")  # the package's `Tools`
-ConfigT = TypeVar("ConfigT")  # the package's `ToolConfigs`
+ConfigT = TypeVar("ConfigT", bound=Mapping[str, object])  # the package's `ToolConfigs`
 
 
 class Package(Generic[ImplT, ConfigT]):
@@ -41,9 +41,8 @@ class Package(Generic[ImplT, ConfigT]):
         (`export_tools`): its tool names are accepted, and "openai" strict-mode arguments are read back first.
         Failures come back as a `ToolResult` whose `error` an LLM can read; no traceback reaches the caller.
         """
-        configs: Any = config
         return run_tool(
-            self._tools, name, arguments, impl, context, config=configs, flavour=flavour
+            self._tools, name, arguments, impl, context, config=config, flavour=flavour
         )
 
     def export_tools(
@@ -68,14 +67,13 @@ class Package(Generic[ImplT, ConfigT]):
         answers `export_tools("mcp")`, `tools/call` runs `impl` (a `Tools`, its methods sync or async) through
         `dispatch`. Needs `pip install 'toolspec-runtime[mcp]'`.
         """
-        configs: Any = config
         return mcp_server.mcp_server(
             self._name,
             self._tools,
             self.export_tools("mcp"),
             impl,
             context=context,
-            config=configs,
+            config=config,
         )
 
     def serve_mcp(
@@ -100,11 +98,10 @@ class Package(Generic[ImplT, ConfigT]):
         """These tools as OpenAI Agents SDK `FunctionTool`s: strict schemas as `export_tools("openai")`
         writes them, calls through `dispatch`. Needs `pip install 'toolspec-runtime[agents]'`.
         """
-        configs: Any = config
         return agent_tools.agents_tools(
             self._tools,
             self.export_tools("openai"),
             impl,
             context=context,
-            config=configs,
+            config=config,
         )

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from toolspec_runtime import dispatch as _dispatch, lazy as _lazy
-from toolspec_runtime import package as _package, require as _require
+from toolspec_runtime import lazy as _lazy, package as _package, require as _require
 from toolspec_runtime.dispatch import AgentSpec as AgentSpec, ToolError as ToolError
 from toolspec_runtime.dispatch import ToolResult as ToolResult, ToolSpec as ToolSpec
 
