@@ -77,7 +77,7 @@ def generate_into(build_lib: Path, project: Path, settings: Settings) -> list[st
 
 
 # What the generated package imports at run time: a wheel carrying it must depend on this.
-RUNTIME_REQUIREMENT = "toolspec-runtime>=0.4,<1"
+RUNTIME_REQUIREMENT = "toolspec-runtime>=0.5,<1"
 
 
 def _requires_runtime(requirements: list[str]) -> bool:

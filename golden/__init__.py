@@ -14,7 +14,7 @@ from toolspec_runtime import lazy as _lazy, package as _package, require as _req
 from toolspec_runtime.dispatch import AgentSpec as AgentSpec, ToolError as ToolError
 from toolspec_runtime.dispatch import ToolResult as ToolResult, ToolSpec as ToolSpec
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 if TYPE_CHECKING:
     # What type checkers and editors see; at run time the same names are served by `__getattr__` (below).
@@ -257,12 +257,6 @@ _TOOL_NAMES: dict[str, list[str]] = {
 }
 """The wire names of each module's tools, in `TOOLS` order."""
 
-_CONFIG_CLASSES: dict[str, str] = {
-    "forecast_cash": "ForecastCashConfig",
-    "run_sandboxed_script": "RunSandboxedScriptConfig",
-}
-"""The config class of each tool that has one (in the tool's module), by tool name."""
-
 TOOLS: Mapping[str, ToolSpec] = _lazy.ToolRegistry(__name__, _TOOL_NAMES)
 """Every tool, by its wire name: a read-only mapping that imports a tool's module when the tool is looked up."""
 
@@ -294,16 +288,6 @@ serve_mcp = _PACKAGE.serve_mcp
 agents_tools = _PACKAGE.agents_tools
 
 if not TYPE_CHECKING:
-    __getattr__, __dir__ = _lazy.package_attributes(
-        __name__,
-        globals(),
-        _EXPORTS,
-        ["brimley", "gram", "shop"],
-        {
-            "Tools": lambda: _lazy.tools_protocol(__name__, _TOOL_NAMES),
-            "ToolConfigs": lambda: _lazy.tool_configs(
-                __name__, _CONFIG_CLASSES, _TOOL_NAMES
-            ),
-            "McpClient": lambda: _lazy.mcp_client(__name__, TOOLS, _TOOL_NAMES),
-        },
+    __getattr__, __dir__ = _lazy.tool_package_attributes(
+        __name__, globals(), _EXPORTS, ["brimley", "gram", "shop"], TOOLS
     )

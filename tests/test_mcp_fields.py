@@ -164,9 +164,9 @@ def test_a_field_of_another_shape_is_left_out_with_a_warning(
 def test_modules_with_and_without_mcp_fields_ask_for_a_runtime_that_has_them(
     tmp_path: Path,
 ) -> None:
-    """Every module asks for the runtime API 0.4 (0.3 brought the serving and calling modules and
-    `ToolSpec(mcp_fields=...)`; 0.4 the schemas read from JSON beside each module), which the runtime beside it
-    provides."""
+    """Every module asks for the runtime API 0.5 (0.3 brought the serving and calling modules and
+    `ToolSpec(mcp_fields=...)`; 0.4 the schemas read from JSON beside each module; 0.5 the package attributes
+    built from `TOOLS`), which the runtime beside it provides."""
     import toolspec_runtime
 
     write(tmp_path, "a.json", {"tools": [TOOLS[2]]})
@@ -174,5 +174,5 @@ def test_modules_with_and_without_mcp_fields_ask_for_a_runtime_that_has_them(
     files = compile_specs([tmp_path]).files
     assert files is not None
     for module in ("a.py", "b.py"):
-        assert '_require("0.4", __name__)' in str(files[module])
-    assert toolspec_runtime.API >= (0, 4)
+        assert '_require("0.5", __name__)' in str(files[module])
+    assert toolspec_runtime.API >= (0, 5)

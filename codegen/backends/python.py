@@ -30,7 +30,7 @@ from ..literals import LINE_LENGTH, black_literal, py_literal
 
 # The runtime API generated code is written for (`toolspec_runtime.require`): raised only when the templates
 # start to use something a runtime of that API lacks, so that upgrading codegen leaves generated files alone.
-RUNTIME_API = "0.4"
+RUNTIME_API = "0.5"
 
 
 @dataclass
@@ -272,7 +272,15 @@ def _render_module(
         models=views,
         tools=module.tools,
         pydantic_names=pydantic_names,
-        runtime_modules=runtime_modules,
+        runtime_imports=(
+            packed_imports(
+                "toolspec_runtime",
+                [f"{name} as _{name}" for name in runtime_modules]
+                + ["require as _require"],
+            )
+            if runtime_modules
+            else []
+        ),
         has_factories=has_factories,
         signature=constants.define,
         caller_differs=caller_differs,
@@ -287,6 +295,20 @@ def _render_module(
         exported=module.exported_names(),
     )
     return PythonFile(text, constants.splices, dict(module.constants) or None)
+
+
+def packed_imports(module: str, names: list[str]) -> list[str]:
+    """`from module import ...` statements of `names`, as many to a line as fit (black keeps each statement
+    as it is; one parenthesized import per name would be a line per name for a reviewer to scroll past).
+    """
+    head = f"from {module} import "
+    lines: list[str] = []
+    for name in names:
+        if lines and len(lines[-1]) + 2 + len(name) <= LINE_LENGTH:
+            lines[-1] += f", {name}"
+        else:
+            lines.append(head + name)
+    return lines
 
 
 def _input_implied(models: dict[str, ModelPlan], tool: ToolPlan) -> bool:
@@ -364,7 +386,6 @@ def _render_init(plan: PackagePlan) -> PythonFile:
             "_require",
             "_EXPORTS",
             "_TOOL_NAMES",
-            "_CONFIG_CLASSES",
         }
     )
     module_aliases = []
@@ -406,11 +427,6 @@ def _render_init(plan: PackagePlan) -> PythonFile:
             f".{m.dotted}": [t.name for t in m.tools] for m in plan.modules if m.tools
         },
         configs=configs,
-        config_classes={
-            t.name: t.config_model
-            for t in sorted(plan.tools, key=lambda t: t.name)
-            if t.config_model
-        },
         submodules=_children([m.dotted for m in plan.modules]),
         runtime_api=RUNTIME_API,
         constant=constants,

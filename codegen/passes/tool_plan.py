@@ -47,9 +47,10 @@ def tool_plan(builder: Any, tool: Tool, spec: SpecModule, plan: ModulePlan) -> T
     input_doc = builder.documents.build(tool.input_schema, spec)
     input_const = builder.constants.claim(f"{upper}_INPUT_SCHEMA")
     args_cls = builder.classes.claim(f"{prefix}Args")
-    default_doc = f"Arguments of the tool `{tool.name}`."
+    # Models carry their schema's own description, if any: a docstring that restates the class name is one
+    # more line for every reviewer.
     args = builder.typer(input_doc, input_const, plan).root_model(
-        args_cls, default_doc, force_object=True
+        args_cls, None, force_object=True
     )
 
     output_const = result_model = None
@@ -64,7 +65,7 @@ def tool_plan(builder: Any, tool: Tool, spec: SpecModule, plan: ModulePlan) -> T
         typer = builder.typer(output_doc, output_const, plan)
         if is_structured_object(output_doc.schema):
             result_model = builder.classes.claim(f"{prefix}Result")
-            typer.root_model(result_model, f"Result of the tool `{tool.name}`.")
+            typer.root_model(result_model, None)
             result = PyType(result_model, frozenset({result_model}))
         else:
             result = typer.root_type(
@@ -76,12 +77,8 @@ def tool_plan(builder: Any, tool: Tool, spec: SpecModule, plan: ModulePlan) -> T
         config_doc = builder.documents.build(tool.config_schema, spec)
         config_const = builder.constants.claim(f"{upper}_CONFIG_SCHEMA")
         config_cls = builder.classes.claim(f"{prefix}Config")
-        own_doc = tool.config_schema.get("description")
-        if not (isinstance(own_doc, str) and own_doc.strip()):
-            own_doc = f"Instantiation configuration of the tool `{tool.name}`."
-        default_doc = own_doc
         builder.typer(config_doc, config_const, plan).root_model(
-            config_cls, default_doc, force_object=True
+            config_cls, None, force_object=True
         )
         config_model = config_cls
 

@@ -8,21 +8,15 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import Field
 
-from toolspec_runtime import (
-    dispatch as _dispatch,
-    mcp_client as _mcp_client,
-    models as _models,
-    require as _require,
-)
+from toolspec_runtime import dispatch as _dispatch, mcp_client as _mcp_client
+from toolspec_runtime import models as _models, require as _require
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class LookupPersonArgs(
     _models.NativeModel, schema="LOOKUP_PERSON_INPUT_SCHEMA", extra="forbid"
 ):
-    """Arguments of the tool `lookupPerson`."""
-
     email: str = Field(description="The person's email address.")
 
 
@@ -32,8 +26,6 @@ class ScheduleCallArgs(
     exact_numbers=True,
     extra="forbid",
 ):
-    """Arguments of the tool `scheduleCall`."""
-
     email: str
     starts_at: Annotated[_dt.datetime, _models.DATE_TIME] = Field(
         alias="startsAt", description="Start, with a time zone."
@@ -57,8 +49,6 @@ class ScheduleCallFn(Protocol):
 
 
 class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
     @property
     def lookup_person(self) -> LookupPersonFn: ...
     @property
@@ -66,15 +56,12 @@ class Tools(Protocol):
 
 
 class _McpClient(_mcp_client.McpClient):
-    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
-
     @_mcp_client.remote("lookupPerson")
     def lookup_person(self, signature: LookupPersonFn, /) -> None: ...
     @_mcp_client.remote("scheduleCall")
     def schedule_call(self, signature: ScheduleCallFn, /) -> None: ...
 
 
-# Imported last, so that spec files may refer to each other in cycles.
 from ..gram.people import Person  # noqa: E402
 
 _SCHEMAS = _models.load_schemas(__name__, "assistant.schemas.json")

@@ -7,21 +7,15 @@ from typing import Any, Protocol
 
 from pydantic import Field
 
-from toolspec_runtime import (
-    dispatch as _dispatch,
-    mcp_client as _mcp_client,
-    models as _models,
-    require as _require,
-)
+from toolspec_runtime import dispatch as _dispatch, mcp_client as _mcp_client
+from toolspec_runtime import models as _models, require as _require
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class SayHelloArgs(
     _models.NativeModel, schema="SAY_HELLO_INPUT_SCHEMA", extra="forbid"
 ):
-    """Arguments of the tool `sayHello`."""
-
     person_name: str = Field("world", alias="personName")
 
 
@@ -31,15 +25,11 @@ class SayHelloFn(Protocol):
 
 
 class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
     @property
     def say_hello(self) -> SayHelloFn: ...
 
 
 class _McpClient(_mcp_client.McpClient):
-    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
-
     @_mcp_client.remote("sayHello")
     def say_hello(self, signature: SayHelloFn, /) -> None: ...
 

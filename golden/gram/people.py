@@ -8,14 +8,10 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import Field
 
-from toolspec_runtime import (
-    dispatch as _dispatch,
-    mcp_client as _mcp_client,
-    models as _models,
-    require as _require,
-)
+from toolspec_runtime import dispatch as _dispatch, mcp_client as _mcp_client
+from toolspec_runtime import models as _models, require as _require
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class Person(_models.NativeModel, schema="PERSON_SCHEMA", extra="forbid"):
@@ -57,16 +53,12 @@ class RegisterPersonArgsPerson(
 class RegisterPersonArgs(
     _models.NativeModel, schema="REGISTER_PERSON_INPUT_SCHEMA", extra="forbid"
 ):
-    """Arguments of the tool `registerPerson`."""
-
     person: RegisterPersonArgsPerson = Field(description="Who to add.")
 
 
 class FindPeopleArgs(
     _models.NativeModel, schema="FIND_PEOPLE_INPUT_SCHEMA", extra="forbid"
 ):
-    """Arguments of the tool `findPeople`."""
-
     query: Annotated[str, Field(min_length=2)]
     limit: Annotated[int, Field(ge=1, le=100)] = Field(
         10, description="How many results at most."
@@ -76,8 +68,6 @@ class FindPeopleArgs(
 class GroupByCityArgs(
     _models.NativeModel, schema="GROUP_BY_CITY_INPUT_SCHEMA", extra="forbid"
 ):
-    """Arguments of the tool `groupByCity`."""
-
     cities: Annotated[list[str], Field(min_length=1)] = Field(
         description="Cities to report on."
     )
@@ -106,8 +96,6 @@ class GroupByCityFn(Protocol):
 
 
 class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
     @property
     def register_person(self) -> RegisterPersonFn: ...
     @property
@@ -117,8 +105,6 @@ class Tools(Protocol):
 
 
 class _McpClient(_mcp_client.McpClient):
-    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
-
     @_mcp_client.remote("registerPerson")
     def register_person(self, signature: RegisterPersonFn, /) -> None: ...
     @_mcp_client.remote("findPeople")

@@ -5,21 +5,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Protocol
 
-from toolspec_runtime import (
-    dispatch as _dispatch,
-    mcp_client as _mcp_client,
-    models as _models,
-    require as _require,
-)
+from toolspec_runtime import dispatch as _dispatch, mcp_client as _mcp_client
+from toolspec_runtime import models as _models, require as _require
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class RunSandboxedScriptArgs(
     _models.NativeModel, schema="RUN_SANDBOXED_SCRIPT_INPUT_SCHEMA", exact_numbers=True
 ):
-    """Arguments of the tool `run_sandboxed_script`."""
-
     script: str
     args: list[str] = []
     env: Annotated[dict[str, str] | None, _models.NOT_NULL] = None
@@ -28,8 +22,6 @@ class RunSandboxedScriptArgs(
 class RunSandboxedScriptResult(
     _models.NativeModel, schema="RUN_SANDBOXED_SCRIPT_OUTPUT_SCHEMA", exact_numbers=True
 ):
-    """Result of the tool `run_sandboxed_script`."""
-
     exit_code: int
     stdout: Annotated[str | None, _models.NOT_NULL] = None
     stderr: Annotated[str | None, _models.NOT_NULL] = None
@@ -38,8 +30,6 @@ class RunSandboxedScriptResult(
 class RunSandboxedScriptConfig(
     _models.NativeModel, schema="RUN_SANDBOXED_SCRIPT_CONFIG_SCHEMA", exact_numbers=True
 ):
-    """Instantiation configuration of the tool `run_sandboxed_script`."""
-
     api_key: str
     max_runtime_seconds: int = 60
 
@@ -65,15 +55,11 @@ class _RunSandboxedScriptCall(Protocol):
 
 
 class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
     @property
     def run_sandboxed_script(self) -> RunSandboxedScriptFn: ...
 
 
 class _McpClient(_mcp_client.McpClient):
-    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
-
     @_mcp_client.remote("run_sandboxed_script")
     def run_sandboxed_script(self, signature: _RunSandboxedScriptCall, /) -> None: ...
 

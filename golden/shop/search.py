@@ -7,14 +7,10 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import Field
 
-from toolspec_runtime import (
-    dispatch as _dispatch,
-    mcp_client as _mcp_client,
-    models as _models,
-    require as _require,
-)
+from toolspec_runtime import dispatch as _dispatch, mcp_client as _mcp_client
+from toolspec_runtime import models as _models, require as _require
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class SearchWebArgsFiltersItem(
@@ -26,8 +22,6 @@ class SearchWebArgsFiltersItem(
 
 
 class SearchWebArgs(_models.SchemaModel, schema="SEARCH_WEB_INPUT_SCHEMA"):
-    """Arguments of the tool `search_web`."""
-
     query: str = Field(description="What to search for.")
     num_results: int = Field(5, description="How many results.")
     filters: list[SearchWebArgsFiltersItem] | None = Field(None, description="Filters.")
@@ -47,8 +41,6 @@ class SearchWebResultResultsItem(
 class SearchWebResult(
     _models.NativeModel, schema="SEARCH_WEB_OUTPUT_SCHEMA", exact_numbers=True
 ):
-    """Result of the tool `search_web`."""
-
     results: list[SearchWebResultResultsItem]
     total: Annotated[int | None, _models.NOT_NULL] = None
 
@@ -66,15 +58,11 @@ class SearchWebFn(Protocol):
 
 
 class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
     @property
     def search_web(self) -> SearchWebFn: ...
 
 
 class _McpClient(_mcp_client.McpClient):
-    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
-
     @_mcp_client.remote("search_web")
     def search_web(self, signature: SearchWebFn, /) -> None: ...
 

@@ -5,14 +5,10 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol
 
-from toolspec_runtime import (
-    dispatch as _dispatch,
-    mcp_client as _mcp_client,
-    models as _models,
-    require as _require,
-)
+from toolspec_runtime import dispatch as _dispatch, mcp_client as _mcp_client
+from toolspec_runtime import models as _models, require as _require
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class DunningLetterArgs(
@@ -21,8 +17,6 @@ class DunningLetterArgs(
     exact_numbers=True,
     extra="forbid",
 ):
-    """Arguments of the tool `dunning_letter`."""
-
     customer_name: str
     invoice: Invoice
     tone: Literal["friendly", "firm", "final"] = "friendly"
@@ -53,20 +47,15 @@ class _DunningLetterCall(Protocol):
 
 
 class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
     @property
     def dunning_letter(self) -> DunningLetterFn: ...
 
 
 class _McpClient(_mcp_client.McpClient):
-    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
-
     @_mcp_client.remote("dunning_letter")
     def dunning_letter(self, signature: _DunningLetterCall, /) -> None: ...
 
 
-# Imported last, so that spec files may refer to each other in cycles.
 from ...brimley.entities.invoice import Invoice  # noqa: E402
 
 _SCHEMAS = _models.load_schemas(__name__, "dunning_letter.schemas.json")

@@ -6,21 +6,15 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Annotated, Any, Protocol
 
-from toolspec_runtime import (
-    dispatch as _dispatch,
-    mcp_client as _mcp_client,
-    models as _models,
-    require as _require,
-)
+from toolspec_runtime import dispatch as _dispatch, mcp_client as _mcp_client
+from toolspec_runtime import models as _models, require as _require
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class ExchangeRateArgs(
     _models.NativeModel, schema="EXCHANGE_RATE_INPUT_SCHEMA", extra="forbid"
 ):
-    """Arguments of the tool `exchange_rate`."""
-
     base: Annotated[str, _models.Pattern("^[A-Z]{3}$")]
     quote: Annotated[str, _models.Pattern("^[A-Z]{3}$")]
     on: Annotated[_dt.date | None, _models.NOT_NULL, _models.DATE] = None
@@ -32,15 +26,11 @@ class ExchangeRateFn(Protocol):
 
 
 class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
     @property
     def exchange_rate(self) -> ExchangeRateFn: ...
 
 
 class _McpClient(_mcp_client.McpClient):
-    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
-
     @_mcp_client.remote("exchange_rate")
     def exchange_rate(self, signature: ExchangeRateFn, /) -> None: ...
 

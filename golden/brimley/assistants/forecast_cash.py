@@ -8,21 +8,15 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import Field
 
-from toolspec_runtime import (
-    dispatch as _dispatch,
-    mcp_client as _mcp_client,
-    models as _models,
-    require as _require,
-)
+from toolspec_runtime import dispatch as _dispatch, mcp_client as _mcp_client
+from toolspec_runtime import models as _models, require as _require
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class ForecastCashArgs(
     _models.NativeModel, schema="FORECAST_CASH_INPUT_SCHEMA", extra="forbid"
 ):
-    """Arguments of the tool `forecast_cash`."""
-
     horizon_days: Annotated[int, Field(ge=1, le=365)] = 30
     currencies: list[str]
     include_overdue: Annotated[bool | None, _models.NOT_NULL] = None
@@ -34,8 +28,6 @@ class ForecastCashResult(
     exact_numbers=True,
     extra="forbid",
 ):
-    """Result of the tool `forecast_cash`."""
-
     expected: Annotated[
         _decimal.Decimal,
         _models.Checked(FORECAST_CASH_OUTPUT_SCHEMA, "/properties/expected"),
@@ -46,8 +38,6 @@ class ForecastCashResult(
 class ForecastCashConfig(
     _models.NativeModel, schema="FORECAST_CASH_CONFIG_SCHEMA", extra="forbid"
 ):
-    """Instantiation configuration of the tool `forecast_cash`."""
-
     model: Literal["linear", "seasonal"] = "linear"
     api_key: str
 
@@ -77,20 +67,15 @@ class _ForecastCashCall(Protocol):
 
 
 class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
     @property
     def forecast_cash(self) -> ForecastCashFn: ...
 
 
 class _McpClient(_mcp_client.McpClient):
-    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
-
     @_mcp_client.remote("forecast_cash")
     def forecast_cash(self, signature: _ForecastCashCall, /) -> None: ...
 
 
-# Imported last, so that spec files may refer to each other in cycles.
 from ...brimley.entities.invoice import Invoice  # noqa: E402
 
 _SCHEMAS = _models.load_schemas(__name__, "forecast_cash.schemas.json")

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from toolspec_runtime import models as _models, paths as _paths, require as _require
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class HelpPageArgs(_models.NativeModel, schema="HELP_PAGE_ARGS_SCHEMA", extra="forbid"):

@@ -5,10 +5,8 @@ from typing import TYPE_CHECKING
 
 from toolspec_runtime import lazy as _lazy, require as _require
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
-# The modules here, each imported when first used (as the package's own names are).
 _MODULES: list[str] = ["invoice", "invoice_filter"]
-
 if not TYPE_CHECKING:
     __getattr__, __dir__ = _lazy.package_attributes(__name__, globals(), {}, _MODULES)

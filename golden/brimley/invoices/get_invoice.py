@@ -5,25 +5,18 @@ from __future__ import annotations
 
 from typing import Any, Protocol, TYPE_CHECKING
 
-from toolspec_runtime import (
-    dispatch as _dispatch,
-    mcp_client as _mcp_client,
-    models as _models,
-    sql as _sql,
-    require as _require,
-)
+from toolspec_runtime import dispatch as _dispatch, mcp_client as _mcp_client
+from toolspec_runtime import models as _models, sql as _sql, require as _require
 
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class GetInvoiceArgs(
     _models.NativeModel, schema="GET_INVOICE_INPUT_SCHEMA", extra="forbid"
 ):
-    """Arguments of the tool `get_invoice`."""
-
     invoice_id: int
 
 
@@ -96,19 +89,15 @@ class _GetInvoiceCall(Protocol):
 
 
 class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
     # SQL tools are not here: codegen implements them (get_invoice).
+    ...
 
 
 class _McpClient(_mcp_client.McpClient):
-    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
-
     @_mcp_client.remote("get_invoice")
     def get_invoice(self, signature: _GetInvoiceCall, /) -> None: ...
 
 
-# Imported last, so that spec files may refer to each other in cycles.
 from ...brimley.entities.invoice import Invoice  # noqa: E402
 
 _SCHEMAS = _models.load_schemas(__name__, "get_invoice.schemas.json")

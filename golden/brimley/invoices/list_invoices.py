@@ -8,25 +8,18 @@ from typing import Annotated, Any, Literal, Protocol, TYPE_CHECKING
 
 from pydantic import Field
 
-from toolspec_runtime import (
-    dispatch as _dispatch,
-    mcp_client as _mcp_client,
-    models as _models,
-    sql as _sql,
-    require as _require,
-)
+from toolspec_runtime import dispatch as _dispatch, mcp_client as _mcp_client
+from toolspec_runtime import models as _models, sql as _sql, require as _require
 
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class ListInvoicesArgs(
     _models.NativeModel, schema="LIST_INVOICES_INPUT_SCHEMA", extra="forbid"
 ):
-    """Arguments of the tool `list_invoices`."""
-
     status: Literal["draft", "open", "paid", "void"] = "open"
     issued_after: Annotated[_dt.date | None, _models.NOT_NULL, _models.DATE] = Field(
         None, description="Only invoices issued on or after this day."
@@ -128,19 +121,15 @@ class _ListInvoicesCall(Protocol):
 
 
 class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
     # SQL tools are not here: codegen implements them (list_invoices).
+    ...
 
 
 class _McpClient(_mcp_client.McpClient):
-    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
-
     @_mcp_client.remote("list_invoices")
     def list_invoices(self, signature: _ListInvoicesCall, /) -> None: ...
 
 
-# Imported last, so that spec files may refer to each other in cycles.
 from ...brimley.entities.invoice import Invoice  # noqa: E402
 
 _SCHEMAS = _models.load_schemas(__name__, "list_invoices.schemas.json")

@@ -6,25 +6,18 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Annotated, Any, Protocol, TYPE_CHECKING
 
-from toolspec_runtime import (
-    dispatch as _dispatch,
-    mcp_client as _mcp_client,
-    models as _models,
-    sql as _sql,
-    require as _require,
-)
+from toolspec_runtime import dispatch as _dispatch, mcp_client as _mcp_client
+from toolspec_runtime import models as _models, sql as _sql, require as _require
 
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class MarkInvoicePaidArgs(
     _models.NativeModel, schema="MARK_INVOICE_PAID_INPUT_SCHEMA", extra="forbid"
 ):
-    """Arguments of the tool `mark_invoice_paid`."""
-
     invoice_id: int
     paid_at: Annotated[_dt.datetime, _models.DATE_TIME]
 
@@ -86,14 +79,11 @@ class _MarkInvoicePaidCall(Protocol):
 
 
 class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
     # SQL tools are not here: codegen implements them (mark_invoice_paid).
+    ...
 
 
 class _McpClient(_mcp_client.McpClient):
-    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
-
     @_mcp_client.remote("mark_invoice_paid")
     def mark_invoice_paid(self, signature: _MarkInvoicePaidCall, /) -> None: ...
 

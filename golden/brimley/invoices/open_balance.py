@@ -6,25 +6,18 @@ from __future__ import annotations
 import decimal as _decimal
 from typing import Any, Protocol, TYPE_CHECKING
 
-from toolspec_runtime import (
-    dispatch as _dispatch,
-    mcp_client as _mcp_client,
-    models as _models,
-    sql as _sql,
-    require as _require,
-)
+from toolspec_runtime import dispatch as _dispatch, mcp_client as _mcp_client
+from toolspec_runtime import models as _models, sql as _sql, require as _require
 
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class OpenBalanceArgs(
     _models.NativeModel, schema="OPEN_BALANCE_INPUT_SCHEMA", extra="forbid"
 ):
-    """Arguments of the tool `open_balance`."""
-
     account_id: int
 
 
@@ -84,14 +77,11 @@ class _OpenBalanceCall(Protocol):
 
 
 class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
     # SQL tools are not here: codegen implements them (open_balance).
+    ...
 
 
 class _McpClient(_mcp_client.McpClient):
-    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
-
     @_mcp_client.remote("open_balance")
     def open_balance(self, signature: _OpenBalanceCall, /) -> None: ...
 

@@ -8,21 +8,15 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import Field
 
-from toolspec_runtime import (
-    dispatch as _dispatch,
-    mcp_client as _mcp_client,
-    models as _models,
-    require as _require,
-)
+from toolspec_runtime import dispatch as _dispatch, mcp_client as _mcp_client
+from toolspec_runtime import models as _models, require as _require
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class GetOrdersArgs(
     _models.NativeModel, schema="GET_ORDERS_INPUT_SCHEMA", extra="forbid"
 ):
-    """Arguments of the tool `get_orders`."""
-
     customer_id: Annotated[int, Field(ge=1)] = Field(
         description="The customer whose orders to list."
     )
@@ -34,8 +28,6 @@ class GetOrdersArgs(
 class CancelOrderArgs(
     _models.NativeModel, schema="CANCEL_ORDER_INPUT_SCHEMA", extra="forbid"
 ):
-    """Arguments of the tool `cancel_order`."""
-
     order_id: int
     reason: Annotated[str, Field(max_length=500)] | None
 
@@ -58,8 +50,6 @@ class CancelOrderFn(Protocol):
 
 
 class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
     @property
     def get_orders(self) -> GetOrdersFn: ...
     @property
@@ -67,15 +57,12 @@ class Tools(Protocol):
 
 
 class _McpClient(_mcp_client.McpClient):
-    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
-
     @_mcp_client.remote("get_orders")
     def get_orders(self, signature: GetOrdersFn, /) -> None: ...
     @_mcp_client.remote("cancel_order")
     def cancel_order(self, signature: CancelOrderFn, /) -> None: ...
 
 
-# Imported last, so that spec files may refer to each other in cycles.
 from ...shop.entities.order import Order  # noqa: E402
 
 _SCHEMAS = _models.load_schemas(__name__, "orders.schemas.json")

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from toolspec_runtime import models as _models, require as _require
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class Customer(_models.NativeModel, schema="CUSTOMER_SCHEMA", extra="forbid"):

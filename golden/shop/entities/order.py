@@ -10,7 +10,7 @@ from pydantic import Field
 
 from toolspec_runtime import models as _models, require as _require
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class Line(_models.NativeModel, schema="ORDER_SCHEMA#/$defs/Line", extra="forbid"):
@@ -29,7 +29,6 @@ class Order(_models.NativeModel, schema="ORDER_SCHEMA", extra="forbid"):
     lines: Annotated[list[Line] | None, _models.NOT_NULL, Field(min_length=1)] = None
 
 
-# Imported last, so that spec files may refer to each other in cycles.
 from ...shop.entities.customer import Customer  # noqa: E402
 
 _SCHEMAS = _models.load_schemas(__name__, "order.schemas.json")

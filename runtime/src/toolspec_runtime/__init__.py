@@ -11,10 +11,10 @@ This module stays light: every generated module imports it first, for `require`.
 
 from __future__ import annotations
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"
 
 # The runtime API this release provides: generated code names the one it was written for (`require`).
-API = (0, 4)
+API = (0, 5)
 
 
 def require(api: str, module: str) -> None:

@@ -20,6 +20,7 @@ __all__ = [
     "mcp_client",
     "package_attributes",
     "tool_configs",
+    "tool_package_attributes",
     "tools_protocol",
 ]
 
@@ -38,6 +39,7 @@ class ToolRegistry(Mapping[str, ToolSpec]):
         self._module_of = {
             name: module for module, names in modules.items() for name in names
         }
+        self.modules = tuple(modules)  # those with tools, in the package's order
         self._specs: dict[str, ToolSpec] = {}
 
     def __getitem__(self, name: str) -> ToolSpec:
@@ -63,7 +65,7 @@ class ToolRegistry(Mapping[str, ToolSpec]):
         return f"<{self._package} TOOLS: {len(self)} tools, {len(self._specs)} loaded>"
 
 
-# The names a generated package `__init__` defines itself (API 0.4), first in its `__all__`.
+# The names a generated package `__init__` defines itself (API 0.4 and later), first in its `__all__`.
 PACKAGE_NAMES = (
     "AGENTS",
     "TOOLS",
@@ -125,6 +127,36 @@ def package_attributes(
         return sorted({*namespace, *source, *makers, *submodules})
 
     return __getattr__, __dir__
+
+
+def tool_package_attributes(
+    package: str,
+    namespace: dict[str, Any],
+    exports: Mapping[str, Sequence[str]],
+    submodules: Collection[str],
+    tools: ToolRegistry,
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """`package_attributes` of a package whose tools are `tools` (its `TOOLS`), with the three names it builds
+    from them when first used: `Tools`, `ToolConfigs` and `McpClient` (API 0.5: the `__init__` no longer
+    spells these out, nor its tools' config classes, which their `ToolSpec`s name)."""
+    built: dict[str, Callable[[], Any]] = {
+        "Tools": lambda: tools_protocol(package, tools.modules),
+        "ToolConfigs": lambda: _tool_configs(package, tools),
+        "McpClient": lambda: mcp_client(package, tools, tools.modules),
+    }
+    return package_attributes(package, namespace, exports, submodules, built)
+
+
+def _tool_configs(package: str, tools: Mapping[str, ToolSpec]) -> Any:
+    """`ToolConfigs` from the tools' own specs (every module with tools is imported): by tool name, sorted."""
+    fields = {
+        name: tools[name].config_model
+        for name in sorted(tools)
+        if tools[name].config_model is not None
+    }
+    configs = TypedDict("ToolConfigs", fields, total=False)  # type: ignore[misc]
+    configs.__module__ = package
+    return configs
 
 
 def tools_protocol(package: str, modules: Iterable[str]) -> type:

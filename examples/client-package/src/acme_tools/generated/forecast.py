@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from toolspec_runtime import models as _models, require as _require
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class Forecast(_models.NativeModel, schema="FORECAST_SCHEMA", extra="forbid"):

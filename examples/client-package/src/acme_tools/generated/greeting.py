@@ -7,19 +7,13 @@ from typing import Any, Literal, Protocol
 
 from pydantic import Field
 
-from toolspec_runtime import (
-    dispatch as _dispatch,
-    mcp_client as _mcp_client,
-    models as _models,
-    require as _require,
-)
+from toolspec_runtime import dispatch as _dispatch, mcp_client as _mcp_client
+from toolspec_runtime import models as _models, require as _require
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class GreetArgs(_models.NativeModel, schema="GREET_INPUT_SCHEMA", extra="forbid"):
-    """Arguments of the tool `greet`."""
-
     person_name: str = Field(alias="personName", description="Who to greet.")
     language: Literal["en", "pt", "de"] = "en"
 
@@ -32,15 +26,11 @@ class GreetFn(Protocol):
 
 
 class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
     @property
     def greet(self) -> GreetFn: ...
 
 
 class _McpClient(_mcp_client.McpClient):
-    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
-
     @_mcp_client.remote("greet")
     def greet(self, signature: GreetFn, /) -> None: ...
 

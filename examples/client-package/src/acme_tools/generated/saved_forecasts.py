@@ -7,25 +7,18 @@ from typing import Annotated, Any, Protocol, TYPE_CHECKING
 
 from pydantic import Field
 
-from toolspec_runtime import (
-    dispatch as _dispatch,
-    mcp_client as _mcp_client,
-    models as _models,
-    sql as _sql,
-    require as _require,
-)
+from toolspec_runtime import dispatch as _dispatch, mcp_client as _mcp_client
+from toolspec_runtime import models as _models, sql as _sql, require as _require
 
 if TYPE_CHECKING:
     import sqlalchemy as _sa
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class SavedForecastsArgs(
     _models.NativeModel, schema="SAVED_FORECASTS_INPUT_SCHEMA", extra="forbid"
 ):
-    """Arguments of the tool `saved_forecasts`."""
-
     city: str
     limit: Annotated[int, Field(ge=1)] = 10
 
@@ -86,19 +79,15 @@ class _SavedForecastsCall(Protocol):
 
 
 class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
     # SQL tools are not here: codegen implements them (saved_forecasts).
+    ...
 
 
 class _McpClient(_mcp_client.McpClient):
-    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
-
     @_mcp_client.remote("saved_forecasts")
     def saved_forecasts(self, signature: _SavedForecastsCall, /) -> None: ...
 
 
-# Imported last, so that spec files may refer to each other in cycles.
 from .forecast import Forecast  # noqa: E402
 
 _SCHEMAS = _models.load_schemas(__name__, "saved_forecasts.schemas.json")

@@ -7,21 +7,15 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import Field
 
-from toolspec_runtime import (
-    dispatch as _dispatch,
-    mcp_client as _mcp_client,
-    models as _models,
-    require as _require,
-)
+from toolspec_runtime import dispatch as _dispatch, mcp_client as _mcp_client
+from toolspec_runtime import models as _models, require as _require
 
-_require("0.4", __name__)
+_require("0.5", __name__)
 
 
 class GetForecastArgs(
     _models.NativeModel, schema="GET_FORECAST_INPUT_SCHEMA", extra="forbid"
 ):
-    """Arguments of the tool `get_forecast`."""
-
     city: Annotated[str, Field(min_length=1)] = Field(
         description="City name, e.g. Lisbon."
     )
@@ -41,15 +35,11 @@ class GetForecastFn(Protocol):
 
 
 class Tools(Protocol):
-    """The tools of this spec file, one method each (the package's `Tools` combines every file's)."""
-
     @property
     def get_forecast(self) -> GetForecastFn: ...
 
 
 class _McpClient(_mcp_client.McpClient):
-    """This file's tools on an MCP server, typed (the package's `McpClient` combines every file's)."""
-
     @_mcp_client.remote("get_forecast")
     def get_forecast(self, signature: GetForecastFn, /) -> None: ...
 
