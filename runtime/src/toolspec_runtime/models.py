@@ -414,7 +414,8 @@ class _Formatted:
     Text of the plain form `common` (a Rust regular expression) is parsed by pydantic-core alone, which checks
     the calendar and clock as the interpreter does; the form leaves out what Pydantic's parser might read
     otherwise than RFC 3339 (hour 24, second 60, more than 6 fractional digits, lower-case `t` and `z`), and
-    tests/test_native_formats.py holds the two paths to the same verdicts and values. Anything else goes to
+    tests/test_native_formats.py holds the two paths to the same verdicts and values (`json_strict`: JSON text
+    of the plain form is read by the type's own strict parse, which takes that form alone). Anything else goes to
     Python: `typed` accepts values already typed whose ISO text the interpreter would accept. `valid` is a
     quick form check after which Python's ISO parser, where it accepts the text, makes the value (the same
     instant Pydantic would make, the calendar and clock checked as the interpreter checks them); otherwise the
@@ -430,8 +431,10 @@ class _Formatted:
         target: core_schema.CoreSchema,
         kind: str,
         common: str,
+        json_strict: bool = False,
     ) -> None:
         self._common = common
+        self._json_strict = json_strict
         self._typed = typed
         self._valid = valid
         self._exact = exact
@@ -462,7 +465,7 @@ class _Formatted:
         # A wrap validator around the type's own schema, for its serializer; the check types the value itself
         # (the inner schema would be strict in strict mode, refusing text).
         python = core_schema.no_info_wrap_validator_function(self._value, self._target)
-        common = core_schema.chain_schema(
+        common: core_schema.CoreSchema = core_schema.chain_schema(
             [
                 core_schema.str_schema(
                     pattern=self._common, regex_engine="rust-regex", strict=True
@@ -470,6 +473,11 @@ class _Formatted:
                 {**self._target, "strict": False},
             ]
         )
+        if self._json_strict:
+            # In JSON text the type's strict parse reads exactly the plain form (`json_strict`), no regex first.
+            common = core_schema.json_or_python_schema(
+                json_schema={**self._target, "strict": True}, python_schema=common
+            )
         return core_schema.union_schema(
             [common, python],
             mode="left_to_right",
@@ -515,6 +523,9 @@ DATE = _Formatted(
     core_schema.date_schema(),
     "an RFC 3339 date",
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+    # pydantic-core's strict date from JSON text takes `YYYY-MM-DD` alone, year 0001 to 9999, the calendar
+    # checked: the plain form exactly (its date-time takes more than RFC 3339: no offset, a space, `t`).
+    json_strict=True,
 )
 DATE_TIME = _Formatted(
     _is_aware_datetime,
@@ -533,7 +544,7 @@ class _UniqueStrings:
 
     @staticmethod
     def _check(items: list[str]) -> list[str]:
-        if len(set(items)) != len(items):
+        if len(items) > 1 and len(set(items)) != len(items):
             raise PydanticCustomError("json_schema", "items are not unique")
         return items
 
@@ -580,20 +591,26 @@ class Pattern:
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
         rust = _rust_translation(self.pattern)
+        inner = handler(source)
         if rust is None:
             return core_schema.chain_schema(
-                [
-                    handler(source),
-                    core_schema.no_info_plain_validator_function(self._matched),
-                ]
+                [inner, core_schema.no_info_plain_validator_function(self._matched)]
             )
+        surrogates = core_schema.chain_schema(
+            [inner, core_schema.no_info_plain_validator_function(self._surrogates)]
+        )
+        if inner.get("type") == "str" and "pattern" not in inner:
+            # The common case in one string validation: the type's own constraints and the pattern together;
+            # text the Rust engine cannot hold (lone surrogates) fails it and goes on to the interpreter's.
+            matched: Any = {**inner, "pattern": rust, "regex_engine": "rust-regex"}
+            return core_schema.union_schema([matched, surrogates], mode="left_to_right")
         matched = core_schema.str_schema(pattern=rust, regex_engine="rust-regex")
         choices: list[Any] = [
             matched,
             core_schema.no_info_plain_validator_function(self._surrogates),
         ]
         either = core_schema.union_schema(choices, mode="left_to_right")
-        return core_schema.chain_schema([handler(source), either])
+        return core_schema.chain_schema([inner, either])
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -641,8 +658,27 @@ class MultipleOf:
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
         return core_schema.no_info_before_validator_function(
-            self._check, handler(source)
+            self._checker(), handler(source)
         )
+
+    def _checker(self) -> Callable[[Any], Any]:
+        """`_check` itself, or for a divisor whose floats are decided here, the same decision with its
+        numbers in local names (it runs once per value)."""
+        if not self._binary:
+            return self._check
+        divisor, bound, check = self.divisor, self._binary, self._check
+
+        def binary(value: Any) -> Any:
+            kind = type(value)
+            if kind is int:
+                return value
+            if kind is float:
+                quotient = value / divisor
+                if quotient.is_integer() and -bound < quotient < bound:
+                    return value
+            return check(value)
+
+        return binary
 
 
 class Checked:
