@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from codegen import cache, cli, parallel  # noqa: E402
 from codegen.compiler import compile_specs  # noqa: E402
+from codegen.render import warm_templates  # noqa: E402
 from codegen.writer import write_output  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -158,10 +159,11 @@ def _build(specs: Path, out: Path) -> float:
 
 
 def compile_bytecode() -> None:
-    """Write the bytecode of codegen's modules, as installing a package does (the peer's, say): a checkout, an
+    """Write the bytecode of codegen's modules and templates, as installing a package does (the peer's, say): a checkout, an
     editable install or PYTHONDONTWRITEBYTECODE would have every `python -m codegen` the bench starts compile the
     modules edited since their bytecode was last written."""
     compileall.compile_dir(str(Path(cli.__file__).parent), quiet=1)
+    warm_templates()  # and the templates' compiled code, beside them (`render.TemplateCache`)
 
 
 def _process(specs: Path, out: Path, *extra: str) -> float:
