@@ -159,9 +159,10 @@ def _build(specs: Path, out: Path) -> float:
 
 
 def compile_bytecode() -> None:
-    """Write the bytecode of codegen's modules and templates, as installing a package does (the peer's, say): a checkout, an
-    editable install or PYTHONDONTWRITEBYTECODE would have every `python -m codegen` the bench starts compile the
-    modules edited since their bytecode was last written."""
+    """Write the bytecode of codegen's modules and templates, as installing a package does (the peer's, say): a
+    checkout, an editable install or PYTHONDONTWRITEBYTECODE would have every `python -m codegen` the bench
+    starts compile the modules and templates edited since their compiled code was last written.
+    """
     compileall.compile_dir(str(Path(cli.__file__).parent), quiet=1)
     warm_templates()  # and the templates' compiled code, beside them (`render.TemplateCache`)
 

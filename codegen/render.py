@@ -48,11 +48,10 @@ class TemplateCache(jinja2.FileSystemBytecodeCache):
         self.write = not sys.dont_write_bytecode
 
     def load_bytecode(self, bucket: Bucket) -> None:
+        # An unreadable or damaged entry is compiled again (Jinja checks its header and source, not its bytes).
         try:
             super().load_bytecode(bucket)
-        except (
-            Exception
-        ):  # an unreadable or damaged entry (Jinja checks its header and source, not its bytes)
+        except Exception:
             bucket.reset()
 
     def dump_bytecode(self, bucket: Bucket) -> None:
@@ -68,9 +67,8 @@ class TemplateCache(jinja2.FileSystemBytecodeCache):
 def warm_templates() -> None:
     """Compile every template into the cache now, whatever PYTHONDONTWRITEBYTECODE says (as `compileall`
     writes bytecode): what installing codegen or `bench/` does before timing it."""
-    env = (
-        environment.__wrapped__()
-    )  # one of its own: a template this process has loaded would not be dumped
+    # An environment of its own: a template this process has already loaded would not be dumped.
+    env = environment.__wrapped__()
     cache = env.bytecode_cache
     assert isinstance(cache, TemplateCache)
     cache.write = True

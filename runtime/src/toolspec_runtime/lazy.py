@@ -94,8 +94,9 @@ def package_attributes(
     """The `__getattr__` and `__dir__` of the package `package` whose globals are `namespace`: a name in
     `exports` (module -> names) comes from its module, imported then; a name in `built` is made by its function
     once; a name in `submodules` (the package's children) is that module; `__all__` is the package's own
-    names (`PACKAGE_NAMES`), then every module's, sorted (type checkers read the same from the star imports they see). Each
-    value is then kept in `namespace`, so `__getattr__` runs once per name."""
+    names (`PACKAGE_NAMES`), then every module's, sorted (type checkers read the same from the star imports
+    they see). Each value is then kept in `namespace`, so `__getattr__` runs once per name.
+    """
     source = {name: module for module, names in exports.items() for name in names}
     makers = dict(built or {})
     makers.setdefault("__all__", lambda: [*PACKAGE_NAMES, *sorted(source)])
@@ -154,9 +155,7 @@ def _tool_configs(package: str, tools: Mapping[str, ToolSpec]) -> Any:
         for name in sorted(tools)
         if tools[name].config_model is not None
     }
-    configs = TypedDict("ToolConfigs", fields, total=False)  # type: ignore[misc]
-    configs.__module__ = package
-    return configs
+    return _configs_typed_dict(package, fields)
 
 
 def tools_protocol(package: str, modules: Iterable[str]) -> type:
@@ -201,6 +200,10 @@ def tool_configs(
         tool: getattr(import_module(modules[tool], package), name)
         for tool, name in classes.items()
     }
-    configs = TypedDict("ToolConfigs", fields, total=False)  # type: ignore[misc]
+    return _configs_typed_dict(package, fields)
+
+
+def _configs_typed_dict(package: str, fields: Mapping[str, Any]) -> Any:
+    configs = TypedDict("ToolConfigs", dict(fields), total=False)  # type: ignore[misc]
     configs.__module__ = package
     return configs

@@ -596,13 +596,13 @@ class Pattern:
             return core_schema.chain_schema(
                 [inner, core_schema.no_info_plain_validator_function(self._matched)]
             )
-        surrogates = core_schema.chain_schema(
-            [inner, core_schema.no_info_plain_validator_function(self._surrogates)]
-        )
         if inner.get("type") == "str" and "pattern" not in inner:
             # The common case in one string validation: the type's own constraints and the pattern together;
             # text the Rust engine cannot hold (lone surrogates) fails it and goes on to the interpreter's.
             matched: Any = {**inner, "pattern": rust, "regex_engine": "rust-regex"}
+            surrogates = core_schema.chain_schema(
+                [inner, core_schema.no_info_plain_validator_function(self._surrogates)]
+            )
             return core_schema.union_schema([matched, surrogates], mode="left_to_right")
         matched = core_schema.str_schema(pattern=rust, regex_engine="rust-regex")
         choices: list[Any] = [
@@ -636,16 +636,10 @@ class MultipleOf:
             exact = Decimal(divisor)
             if Decimal(repr(divisor)) == exact:
                 self._binary = 10**15 / int("".join(map(str, exact.as_tuple().digits)))
-        self._unit = self._binary > 0
 
     def _check(self, value: Any) -> Any:
+        """The interpreter's exact test (`_checker` puts the shortcuts before it)."""
         kind = type(value)
-        if kind is int and self._unit:
-            return value
-        if kind is float and self._binary:
-            quotient = value / self.divisor
-            if quotient.is_integer() and abs(quotient) < self._binary:
-                return value
         if (kind in (int, float) or isinstance(value, Decimal)) and not _is_multiple(
             value, self.divisor
         ):
@@ -662,8 +656,9 @@ class MultipleOf:
         )
 
     def _checker(self) -> Callable[[Any], Any]:
-        """`_check` itself, or for a divisor whose floats are decided here, the same decision with its
-        numbers in local names (it runs once per value)."""
+        """The check of a value: `_check`, or for a divisor whose floats are decided here (`_binary`), its
+        shortcuts first, with their numbers in local names (it runs once per value): every integer is a
+        multiple, and so is a float whose quotient is whole and below `_binary`."""
         if not self._binary:
             return self._check
         divisor, bound, check = self.divisor, self._binary, self._check
