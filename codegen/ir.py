@@ -17,14 +17,23 @@ from collections.abc import (
     ValuesView,
 )
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from .diagnostics import SourceFile, Span
 
 JSON = Union["JObject", "JArray", str, int, float, bool, None]
 
 
-class JObject(Mapping[str, Any]):
+if TYPE_CHECKING:
+    _MappingBase = Mapping[str, Any]
+else:
+    # A Mapping by registration, not by inheritance: an ABC subclass makes every `isinstance(x, JObject)` of
+    # something else (a string, a list) a call of ABCMeta's `__instancecheck__`, and the passes ask that of
+    # every value of every schema (75,000 times for 1,000 tools). It defines every method Mapping would add.
+    _MappingBase = object
+
+
+class JObject(_MappingBase):
     """An immutable JSON object with the spans of the object, its keys and its values."""
 
     __slots__ = ("_items", "span", "_key_spans", "_value_spans")
@@ -102,6 +111,8 @@ class JObject(Mapping[str, Any]):
                 items[key] = value
         return JObject(items, self.span, self._key_spans, self._value_spans)
 
+
+Mapping.register(JObject)
 
 _DELETE = object()
 DELETE: Any = _DELETE  # sentinel for JObject.replace(key=DELETE)

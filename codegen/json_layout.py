@@ -19,6 +19,7 @@ from typing import Any
 from .literals import Bracketed, lay_out
 
 _string = json.encoder.encode_basestring  # (ensure_ascii=False)
+_SCALARS = frozenset({int, float, bool, type(None)})
 
 
 def _key(key: Any) -> str:
@@ -31,10 +32,11 @@ def _element(value: Any) -> Bracketed | str:
     kind = type(value)
     if kind is str:
         return _string(value)
-    if kind is dict or isinstance(value, Mapping):
-        return Bracketed("{", "}", [(_key(k), _element(v)) for k, v in value.items()])
     if kind is list or kind is tuple:
         return Bracketed("[", "]", [("", _element(v)) for v in value])
+    # (scalars before the Mapping ABC's isinstance, which is a Python call)
+    if kind is dict or (kind not in _SCALARS and isinstance(value, Mapping)):
+        return Bracketed("{", "}", [(_key(k), _element(v)) for k, v in value.items()])
     if value is None:
         return "null"
     if value is True:

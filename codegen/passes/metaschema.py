@@ -212,7 +212,7 @@ class _Check:
             message = f"nested too deeply (more than {MAX_DEPTH} levels)"
             self.data.append((path, message))
             return False
-        if isinstance(value, Mapping):
+        if not isinstance(value, (list, tuple)) and isinstance(value, Mapping):
             for key in value:
                 if not isinstance(key, str):
                     message = (
@@ -246,7 +246,7 @@ class _Check:
         if isinstance(pattern, str):
             self.patterns.append((node, None, pattern))
         patterns = node.get("patternProperties")
-        if isinstance(patterns, Mapping):
+        if patterns is not None and isinstance(patterns, Mapping):
             self.patterns.extend((patterns, key, key) for key in patterns)
 
     def schema(self, value: Any, path: Path, depth: int) -> None:

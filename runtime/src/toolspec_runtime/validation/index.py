@@ -86,7 +86,8 @@ class _Index:
                     stack.append((node[keyword], base))
             for keyword in SUBSCHEMA_MAPS:
                 children = node.get(keyword)
-                if isinstance(children, Mapping):
+                # (mostly absent: None is told apart without an ABC's isinstance, a Python call)
+                if children is not None and isinstance(children, Mapping):
                     stack.extend((child, base) for child in children.values())
             for keyword in SUBSCHEMA_LISTS:
                 children = node.get(keyword)
