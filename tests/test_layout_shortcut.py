@@ -268,13 +268,19 @@ def test_the_tuple_shortcut_takes_tool_specs() -> None:
                 assert "\n".join(lines) == split_statement(text, depth)
 
 
-# -- a class whose bases end with a magic trailing comma (the package's Tools) ---------------------------------
+# -- a class statement: the package's Tools (a magic trailing comma), a model (keywords, none) ----------------
 
 BASE = st.one_of(
     DOTTED,
     NAME,
     st.tuples(NAME, SHORT_NAME).map(".".join),
     st.sampled_from(["Protocol", "_tools_字.Tools", "x.None", "lambda", "a.b.c.Tools"]),
+    # keyword arguments, as a model's `schema=` and `extra=`
+    st.tuples(SHORT_NAME, TEXT.map(py_literal)).map("=".join),
+    st.tuples(
+        st.sampled_from(["schema", "extra", "None", "class"]),
+        TEXT.filter(lambda text: '"' not in text and "\\" not in text),
+    ).map(lambda t: f'{t[0]}="{t[1]}"'),
 )
 
 
@@ -303,6 +309,25 @@ def test_the_class_shortcut_takes_the_packages_tools_protocol() -> None:
             assert "\n".join(lines) == split_statement(text, depth)
 
 
+def test_the_class_shortcut_takes_the_model_classes() -> None:
+    # the body on one line where it fits, else an element per line
+    field = "TOOL_996_INPUT_SCHEMA#/properties/field_0"
+    nested = "TOOL_123_INPUT_SCHEMA#/properties/f/properties/g"
+    for text, count in (
+        (
+            f'class Tool996ArgsField0(_models.NativeModel, schema="{field}", extra="forbid"):',
+            5,
+        ),
+        (f'class Tool123ArgsFieldF0G(_models.NativeModel, schema="{nested}"):', 3),
+    ):
+        lines = exploded_class(text, 0)
+        assert lines is not None and len(lines) == count
+        assert "\n".join(lines) == split_statement(text, 0)
+    assert (
+        exploded_class('class X(A, b="x, y"):', 0) is None
+    )  # it fits: black leaves it
+
+
 # -- TOOL_SPECS as the module template prints it: the tuple of calls read from TOKEN's matches ----------------
 
 ARGUMENT = st.one_of(
@@ -314,8 +339,11 @@ ARGUMENT = st.one_of(
 )
 CALL = st.tuples(
     st.sampled_from(["_dispatch.ToolSpec", "ToolSpec", "a.b.C", "f"]),
-    st.lists(ARGUMENT, min_size=1, max_size=7),
-).map(lambda t: f"{t[0]}({', '.join(t[1])},)")
+    st.lists(ARGUMENT | st.sampled_from(["*a", "**k"]), min_size=1, max_size=7),
+    st.sampled_from(
+        [",", ""]
+    ),  # a magic trailing comma, or none (as the templates print them now)
+).map(lambda t: f"{t[0]}({', '.join(t[1])}{t[2]})")
 
 
 @st.composite
@@ -349,3 +377,15 @@ def test_the_tool_specs_shortcut_reads_tokens_for_the_usual_lines(
         text = f"TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = ({elements},)"
         lines = exploded_tuple(text, 0)
         assert lines is not None and len(lines) == 2 + 7 * count
+    # as the templates print them now: no magic comma of their own, each call on one line where it fits,
+    # else its arguments on one line, else one argument per line
+    short = '_dispatch.ToolSpec(name="t{0}", description="x", args_model=A{0})'
+    middle = '_dispatch.ToolSpec(name="tool_{0}", description="Synthetic tool {0}.", args_model=Tool{0}Args)'
+    long = (
+        '_dispatch.ToolSpec(name="tool_{0}", description="{1}", args_model=Tool{0}Args)'
+    )
+    for spec, per_call in ((short, 1), (middle, 3), (long, 5)):
+        elements = ", ".join(spec.format(n, "d" * 50) for n in range(3))
+        text = f"TOOL_SPECS: tuple[_dispatch.ToolSpec, ...] = ({elements},)"
+        lines = exploded_tuple(text, 0)
+        assert lines is not None and len(lines) == 2 + per_call * 3

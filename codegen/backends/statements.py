@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from .._width import str_width
 from ..literals import LINE_LENGTH
@@ -40,6 +41,14 @@ def statement(text: str, depth: int = 0, comment: str = "") -> str:
     if width <= LINE_LENGTH and not MAYBE_MAGIC.search(text):
         # nothing to split, no magic trailing comma: the common case
         return indent + text + comment
+    return _split(text, depth, comment, width)
+
+
+# A package repeats its statements (a field of the same type and constraints under the same name, in model after
+# model): of 3,170 statements to split in bench/run.py's 1,000 tools, 1,696 differ, and splitting is the costly part
+# of laying out a module. The cache is bounded, and a statement's layout depends on its text alone.
+@lru_cache(maxsize=4096)
+def _split(text: str, depth: int, comment: str, width: int) -> str:
     if not comment:
         shortcut = (
             (annotated_assignment(text, depth) if width > LINE_LENGTH else None)
@@ -212,15 +221,22 @@ def exploded_tuple(text: str, depth: int) -> list[str] | None:
     return lines
 
 
-# -- a shortcut for a class whose bases end with a magic trailing comma (the package's `Tools`) --------------------
+# -- a shortcut for a class statement: the package's `Tools`, and every model's ---------------------------------
 #
-# `class NAME(B1, ..., Bn,):` with n >= 2 dotted names: the magic comma leaves rhs no trailer to omit, so it splits
-# at the parentheses into `class NAME(`, the bases (a body that must split: one per line, by delimiter_split)
-# and `):`; a base, one dotted name and its comma, is a line nothing splits. The package `__init__` has one base
-# per spec file with tools, which black's whole algorithm took a tenth of a second to lay out for 10,000.
+# `class NAME(E1, ..., En):`, each element a dotted name or a keyword `name="text"` (a string without escapes or
+# quotes), split by rhs at its parentheses into `class NAME(`, a body and `):`. With a magic trailing comma
+# (`Tools`, n >= 2 bases) the body must split: one element per line, by delimiter_split. Without one (a model:
+# `class X(_models.NativeModel, schema="...", extra="forbid"):`) black only splits a line too wide for its
+# column: the body stays one line where that fits, else delimiter_split puts an element per line and adds the
+# trailing comma. An element is a line nothing splits; when one would not fit, the shortcut gives up. The
+# package `__init__` has one base per spec file, which black's whole algorithm took a tenth of a second to lay
+# out for 10,000; a module has one model class per object schema (758 statements for bench/run.py's 1,000 tools,
+# a fifth of a millisecond each).
 
-_CLASS = re.compile(r"class ([^\W\d]\w*)\((.+),\):")
-_DOTTED_NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+_CLASS = re.compile(r"class ([^\W\d]\w*)\((.+?)(,?)\):")
+_CLASS_ELEMENT = re.compile(
+    r'(?:[^\W\d]\w*(?:\.[^\W\d]\w*)*|[^\W\d]\w*="[^"\\\n]*")(?:, |$)'
+)
 
 
 def exploded_class(text: str, depth: int) -> list[str] | None:
@@ -231,23 +247,45 @@ def exploded_class(text: str, depth: int) -> list[str] | None:
     match = _CLASS.fullmatch(text)
     if match is None or match.group(1) in _NOT_A_NAME:
         return None
-    bases = match.group(2).split(", ")
-    if len(bases) < 2 or not all(
-        _DOTTED_NAME.fullmatch(base) and not _NOT_A_NAME.intersection(base.split("."))
-        for base in bases
-    ):
+    elements = _class_elements(match.group(2))
+    magic = match.group(3) == ","
+    if elements is None or (magic and len(elements) < 2):
         return None
     indent = "    " * depth
+    if not magic:
+        if _fits(indent + text):
+            return None  # (black leaves it as it is; `statement` came here for a comma in a string)
+        body = f"{indent}    {match.group(2)}"
+        if _fits(body):
+            return [f"{indent}class {match.group(1)}(", body, f"{indent}):"]
     lines = [f"{indent}class {match.group(1)}("]
-    lines += [f"{indent}    {base}," for base in bases]
+    lines += [f"{indent}    {element}," for element in elements]
     lines.append(f"{indent}):")
     return _all_fit(lines)
 
 
-# The commonest case, TOOL_SPECS: a tuple of calls `Dotted(a1, ..., ak,)` (k >= 2) whose every argument fits on
-# its line as it is. `_exploded_call` then keeps each argument as it is, and the lines follow from where the
-# commas are: found from TOKEN's matches (strings are one match), without a Line of leaves (most of the time
-# the layout of a module of one tool took).
+def _class_elements(text: str) -> list[str] | None:
+    """The elements of a class statement's parentheses, or None unless each is a dotted name (not a keyword)
+    or a plain keyword argument."""
+    elements: list[str] = []
+    position = 0
+    while position < len(text):
+        found = _CLASS_ELEMENT.match(text, position)
+        if found is None:
+            return None
+        element = found.group().removesuffix(", ")
+        name = element.partition("=")[0]
+        if _NOT_A_NAME.intersection(name.split(".")):
+            return None
+        elements.append(element)
+        position = found.end()
+    return elements if text and not text.endswith(", ") else None
+
+
+# The commonest case, TOOL_SPECS: a tuple of calls `Dotted(a1, ..., ak,)` (k >= 2) or `Dotted(a1, ..., ak)`
+# (`_plain_call`) whose every argument fits on its line as it is. `_exploded_call` then keeps each argument as it
+# is, and the lines follow from where the commas are: found from TOKEN's matches (strings are one match), without
+# a Line of leaves (most of the time the layout of a module of one tool took; 1.5 ms a module of ten tools).
 _CALLS_HEAD = re.compile(r"[A-Z_][A-Z0-9_]*: tuple\[[^\W\d][\w.]*, \.\.\.\] = \(")
 _COMMA: Token = ("", "", "", "", "", ",")
 
@@ -277,17 +315,27 @@ def _exploded_calls(text: str, depth: int) -> list[str] | None:
             opening += 2
         if (
             not _plain_name(element[0], " " if index else "")
-            or opening + 3 >= len(element)
+            or opening + 2 >= len(element)
             or element[opening] != ("", "", "", "", "", "(")
             or element[-1] != ("", "", "", "", "", ")")
-            or element[-2] != _COMMA
             or _matching(element, opening) != len(element) - 1
         ):
             return None
-        arguments = _split_at_commas(element[opening + 1 : -1])
-        if arguments is None or len(arguments) < 2:
+        inside = element[opening + 1 : -1]
+        magic = inside[-1] == _COMMA
+        arguments = _split_at_commas(inside if magic else [*inside, _COMMA])
+        if arguments is None or (magic and len(arguments) < 2):
             return None
         call = "".join("".join(token) for token in element[: opening + 1])
+        if not magic:
+            if len(elements) == 1:
+                return None  # a one-tuple's comma is not magic: the line may stay whole
+            laid_out = _plain_call(call.lstrip(" "), inside, arguments, inner)
+            if laid_out is None:
+                return None
+            if laid_out:
+                lines.extend(laid_out)
+                continue
         lines.append(inner + call.lstrip(" "))
         for argument in arguments:
             line = argument_indent + "".join("".join(t) for t in argument).lstrip(" ")
@@ -297,6 +345,29 @@ def _exploded_calls(text: str, depth: int) -> list[str] | None:
         lines.append(inner + "),")
     lines.append(indent + ")")
     return _all_fit(lines)
+
+
+def _plain_call(
+    call: str, inside: list[Token], arguments: list[list[Token]], inner: str
+) -> list[str] | None:
+    """The lines of an element `Dotted(a1, ..., ak),` without a magic comma of its own: the element as it is
+    where it fits; else rhs splits it at its parentheses, the arguments one line where that fits; else ([])
+    delimiter_split puts one per line and adds the trailing comma, as for a magic one (the caller's loop). None
+    when something else could happen: a magic comma inside (MAYBE_MAGIC also matches one in a string, which
+    only costs the shortcut), an unpacked argument (whether black adds a comma after it depends on the target
+    versions it infers), one argument too wide."""
+    arguments_text = "".join("".join(token) for token in inside).lstrip(" ")
+    if MAYBE_MAGIC.search(arguments_text) or any(
+        argument[0][5] in ("*", "**") for argument in arguments
+    ):
+        return None
+    whole = f"{inner}{call}{arguments_text}),"
+    if _fits(whole):
+        return [whole]
+    body = f"{inner}    {arguments_text}"
+    if _fits(body):
+        return [inner + call, body, inner + "),"]
+    return [] if len(arguments) >= 2 else None
 
 
 def _split_at_commas(tokens: list[Token]) -> list[list[Token]] | None:
