@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 from conftest import compile_ok, compile_result
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolspec_runtime import exports
 from toolspec_runtime.validation import validate
@@ -381,3 +383,58 @@ def test_a_union_over_a_cycle_with_a_value_sent_as_text_is_not_transparent() -> 
     strict = exports._Strict(root)
     defs = root["$defs"]
     assert [strict.transparent(defs[k]) for k in ("A", "B", "C")] == [False] * 3
+
+
+# -- the shortcut that skips the chain analysis of a document too small to hold a long chain --------------
+
+
+def _chain_document(links: int, via: str, extra: dict[str, Any]) -> Any:
+    """A JObject: a chain of `links` definitions (as `_specs` links them) from a property, plus `extra` keys."""
+    from codegen.frontends.json.parse import parse_json
+    from codegen.diagnostics import Diagnostics, SourceFile
+
+    defs: dict[str, Any] = {}
+    for i in range(links):
+        ref = {"$ref": f"#/$defs/N{i + 1}"}
+        defs[f"N{i}"] = (
+            ref if via == "bare" else {via.split()[-1]: [ref, {"type": "object"}]}
+        )
+    defs[f"N{links}"] = {"type": "object"}
+    schema = {"properties": {"h": {"$ref": "#/$defs/N0"}}, "$defs": defs, **extra}
+    source = SourceFile(
+        Path("chain.json"), "chain.json", Path("chain.json"), json.dumps(schema)
+    )
+    return parse_json(source, Diagnostics())
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(0, 140),
+    st.sampled_from(IN_PLACE),
+    st.sampled_from(
+        [{}, {"$id": "urn:x"}, {"$anchor": "a"}, {"items": {"$ref": "urn:y#/a"}}]
+    ),
+)
+def test_the_small_document_shortcut_never_hides_a_long_chain(
+    links: int, via: str, extra: dict[str, Any]
+) -> None:
+    """Where `_no_long_chain` skips the analysis, the analysis finds nothing; it skips the documents of
+    few objects whose references stay in them, and no other."""
+    from codegen.diagnostics import Diagnostics
+    from codegen.passes import check_refs
+
+    document = _chain_document(links, via, extra)
+    objects = 3 + links * (
+        1 if via == "bare" else 3
+    )  # the root, properties, h; each link's objects
+    skipped = check_refs._no_long_chain(document)
+    assert skipped == (not extra and objects <= _MAX_IN_PLACE)
+    diags = Diagnostics()
+    original = check_refs._no_long_chain
+    try:
+        check_refs._no_long_chain = lambda root: False  # type: ignore[assignment]  # the whole analysis
+        check_refs.check_chains(document, diags)
+    finally:
+        check_refs._no_long_chain = original  # type: ignore[assignment]
+    if skipped:
+        assert not len(diags)

@@ -120,7 +120,7 @@ def check_chains(root: Any, diags: Diagnostics) -> None:
     doing so (the instance's depth, bounded, does not bound it): past a few hundred steps every instance would
     fail as "too deeply nested". The runtime validates chains up to the same limit (tests/test_deep_chains.py).
     """
-    if not isinstance(root, JObject):
+    if not isinstance(root, JObject) or _no_long_chain(root):
         return
     index = _Index(root)
     targets: dict[int, object] = {}  # id(object holding a $ref) -> the schema it names
@@ -144,6 +144,46 @@ def check_chains(root: Any, diags: Diagnostics) -> None:
     )
     keyword = "$ref" if "$ref" in head else "$dynamicRef"
     diags.error("ref-chain-too-long", message, head.value_span(keyword))
+
+
+# Keys that make a reference lead elsewhere than the pointer it holds says, within the document.
+_SCOPE_KEYWORDS = frozenset(
+    {
+        "$id",
+        "$anchor",
+        "$dynamicAnchor",
+        "$dynamicRef",
+        "$recursiveAnchor",
+        "$recursiveRef",
+    }
+)
+
+
+def _no_long_chain(root: JObject) -> bool:
+    """Whether `root` is too small for a chain longer than `_MAX_IN_PLACE`, told without resolving anything:
+    each step of a chain goes to a schema object not on it yet, so a document of at most that many objects
+    whose every reference is a fragment of its own (`#...`, nothing that moves its base or resolves
+    dynamically) has none. Most tools' documents are such, and indexing and resolving them was a third of
+    resolving a tool's schema. Objects under data keywords are counted too: a bound, not an answer.
+    """
+    count = 0
+    stack: list[Any] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, JObject):
+            count += 1
+            if count > _MAX_IN_PLACE:
+                return False
+            for key, value in node.items():
+                if key in _SCOPE_KEYWORDS or (
+                    key == "$ref" and not (isinstance(value, str) and value[:1] == "#")
+                ):
+                    return False
+                if isinstance(value, (JObject, JArray)):
+                    stack.append(value)
+        else:  # a JArray
+            stack.extend(v for v in node if isinstance(v, (JObject, JArray)))
+    return True
 
 
 def _in_place(node: JObject, targets: dict[int, object]) -> Iterator[JObject]:
