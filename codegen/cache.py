@@ -142,12 +142,18 @@ def vouched_stamps(
     files: Mapping[str, tuple[str, int]],
     stamped: Mapping[str, list[int]],
     out: Path,
+    seen: Mapping[str, os.stat_result] | None = None,
 ) -> dict[str, list[int] | str | None] | None:
     """The spec files `sources` and OUT's `files` (sha256, size) of a build or a no-op that just checked them,
     by absolute path, as `quick.py` checks them: by their stamp where one vouches for them (`spec_stamps`,
     `stamped`) or they settled before this process started, else by the hash of their bytes (`=sha256:size`:
     such as the manifest a build writes last, or a spec file read this second). None when one is not there
-    or no regular file."""
+    or no regular file.
+
+    `seen`: OUT files as `vouch` saw them when this process began, stamped, which it has not written since.
+    Their stamps are taken from there rather than looked at again (30,000 `lstat`s for 10,000 tools): a change
+    since moves a file's change time on, which the next check (`quick.py`) sees, as it would one made just
+    after this looked."""
     from . import quick
 
     root = os.path.abspath(out)
@@ -155,11 +161,15 @@ def vouched_stamps(
         (os.path.abspath(display), spec_stamps.get(display, [None])[: len(_STAMP)], sha)
         for display, _, sha in sources
     ]
-    # (string joins: os.path.join and abspath for each of 20,000 files were most of this)
-    paths += [
-        (f"{root}/{rel}", stamped.get(rel), sha) for rel, (sha, _) in files.items()
-    ]
     found: dict[str, list[int] | str | None] = {}
+    seen = seen or {}
+    # (string joins: os.path.join and abspath for each of 20,000 files were most of this)
+    for rel, (sha, _) in files.items():
+        path, stamp, info = f"{root}/{rel}", stamped.get(rel), seen.get(rel)
+        if info is not None and stamp == _stamp(info):
+            found[path] = [info.st_mode, *stamp]  # (quick.stamp_of)
+        else:
+            paths.append((path, stamp, sha))
     for path, stamp, sha in paths:
         try:
             info = os.lstat(path)
@@ -530,6 +540,9 @@ class OutFiles:
     files: dict[str, tuple[str, int]]
     read: dict[str, bytes]
     stamped: dict[str, list[int]]  # those vouched for by their stamp
+    # their stat when this process began (by `vouch`): what `vouched_stamps` needs of the files a build leaves
+    # as they were, without looking at each of them again
+    infos: dict[str, os.stat_result] = field(default_factory=dict)
 
     def bytes_of(self, rel: str) -> bytes:
         """The bytes of one of the files, read again if need be (through the writer's confinement) and
@@ -566,6 +579,7 @@ def vouch(out: Path, record: Record) -> OutFiles | None:
         found = folder.lstat_many(list(record.files))
         unstamped: dict[str, int] = {}
         stamped: dict[str, list[int]] = {}
+        infos: dict[str, os.stat_result] = {}
         for rel, (_, size) in record.files.items():
             info = found[rel]
             if info is None or not stat.S_ISREG(info.st_mode):
@@ -573,6 +587,7 @@ def vouch(out: Path, record: Record) -> OutFiles | None:
             stamp = record.stamps.get(rel)
             if stamp is not None and _stamp(info) == stamp:
                 stamped[rel] = stamp
+                infos[rel] = info
             else:
                 unstamped[rel] = size
         read = folder.read_many(unstamped)
@@ -582,7 +597,7 @@ def vouch(out: Path, record: Record) -> OutFiles | None:
     except (WriteError, OSError, ValueError):
         return None
     contents = {rel: data for rel, data in read.items() if data is not None}
-    return OutFiles(out, dict(record.files), contents, stamped)
+    return OutFiles(out, dict(record.files), contents, stamped, infos)
 
 
 @dataclass

@@ -187,7 +187,8 @@ def _by_folder(rels: Iterable[str]) -> dict[str, list[str]]:
     """The paths grouped by the folder holding them, in the order each folder first comes."""
     groups: dict[str, list[str]] = {}
     for rel in rels:
-        groups.setdefault(posixpath.dirname(rel), []).append(rel)
+        # (posixpath.dirname, for the paths codegen writes: a Python call per file of an edit rebuild)
+        groups.setdefault(rel.rpartition("/")[0], []).append(rel)
     return groups
 
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -150,3 +151,45 @@ def test_the_no_op_right_after_a_build_is_told_by_stamps_and_the_manifests_bytes
     assert (
         "codegen.cli" in changed.stderr
     )  # not the bytes it wrote: the ordinary command
+
+
+@pytest.mark.parametrize("kind", ["edit rebuild", "no-op"])
+def test_an_output_changed_while_a_command_runs_is_not_taken_on_the_stamp_it_had(
+    project: Path,
+    settled: None,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    kind: str,
+) -> None:
+    """A command takes the stamps of the outputs it leaves as they were from what it saw when it began
+    (`cache.vouched_stamps`' `seen`): one changed since, before the stamps are recorded, has moved its change
+    time on, and the same command afterwards runs in full and puts the file back."""
+    from codegen import cache
+
+    # a build, then a no-op: a rebuild record whose stamps vouch for OUT
+    assert cli.main(ARGV) == 0
+    assert cli.main(ARGV) == 0
+    if kind == "edit rebuild":
+        (project / "specs" / "a.json").write_text(
+            json.dumps([_tool("a", description="Edited.")])
+        )
+    kept = project / "out" / "sub" / "b.py"
+    text = kept.read_text()
+    vouched = cache.vouched_stamps
+    seen: list[object] = []
+
+    def change_then_vouch(*args: Any) -> Any:
+        seen.append(args[5])
+        # past the tick of the file system's clock the file was stamped in
+        time.sleep(0.02)
+        kept.write_text(text + "# changed while the command ran\n")
+        return vouched(*args)
+
+    monkeypatch.setattr(cache, "vouched_stamps", change_then_vouch)
+    assert cli.main(ARGV) == 0
+    monkeypatch.setattr(cache, "vouched_stamps", vouched)
+    assert len(seen) == 1 and "sub/b.py" in seen[0]  # type: ignore[operator]
+    capsys.readouterr()
+    assert not quick.up_to_date(ARGV)
+    assert cli.main(ARGV) == 0
+    assert kept.read_text() == text
