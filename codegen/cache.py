@@ -150,10 +150,10 @@ def vouched_stamps(
     such as the manifest a build writes last, or a spec file read this second). None when one is not there
     or no regular file.
 
-    `seen`: OUT files as `vouch` saw them when this process began, stamped, which it has not written since.
-    Their stamps are taken from there rather than looked at again (30,000 `lstat`s for 10,000 tools): a change
-    since moves a file's change time on, which the next check (`quick.py`) sees, as it would one made just
-    after this looked."""
+    `seen`: OUT's stamped files as `vouch` saw them when this process began. Where `stamped` still holds the
+    stamp seen, that stat stands rather than a new look (30,000 `lstat`s for 10,000 tools): a file written
+    since has another stamp (a new inode), and a change by anyone else moves its change time on, which the next
+    check (`quick.py`) sees, as it would one made just after this looked."""
     from . import quick
 
     root = os.path.abspath(out)

@@ -305,19 +305,13 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
         )
         cache.store(out, record)
         if not problems:  # the no-op after this build can be told by stamps (quick.py)
-            written = set(report.written)
-            seen = {
-                rel: info
-                for rel, info in (previous.out.infos if previous else {}).items()
-                if rel not in written
-            }
             vouched = cache.vouched_stamps(
                 result.sources,
                 record.spec_stamps,
                 record.files,
                 record.stamps,
                 out,
-                seen,
+                previous.out.infos if previous is not None else None,
             )
             _remember(
                 settings,
@@ -370,7 +364,7 @@ def _up_to_date(
         record.files,
         previous.out.stamped,
         _shown(settings.output or Path()),
-        previous.out.infos,  # (a no-op wrote nothing)
+        previous.out.infos,
     )
     _remember(settings, args, vouched, stdout, stderr)
     return 0

@@ -26,6 +26,9 @@ from hypothesis import strategies as st
 from toolspec_runtime import exports
 from toolspec_runtime.validation import validate
 from toolspec_runtime.validation.limits import _MAX_IN_PLACE
+from codegen.diagnostics import Diagnostics, SourceFile
+from codegen.frontends.json.parse import parse_json
+from codegen.passes import check_refs
 from codegen.writer import write_output
 
 LENGTHS = (170, 1000, 5000)
@@ -390,9 +393,6 @@ def test_a_union_over_a_cycle_with_a_value_sent_as_text_is_not_transparent() -> 
 
 def _chain_document(links: int, via: str, extra: dict[str, Any]) -> Any:
     """A JObject: a chain of `links` definitions (as `_specs` links them) from a property, plus `extra` keys."""
-    from codegen.frontends.json.parse import parse_json
-    from codegen.diagnostics import Diagnostics, SourceFile
-
     defs: dict[str, Any] = {}
     for i in range(links):
         ref = {"$ref": f"#/$defs/N{i + 1}"}
@@ -420,9 +420,6 @@ def test_the_small_document_shortcut_never_hides_a_long_chain(
 ) -> None:
     """Where `_no_long_chain` skips the analysis, the analysis finds nothing; it skips the documents of
     few objects whose references stay in them, and no other."""
-    from codegen.diagnostics import Diagnostics
-    from codegen.passes import check_refs
-
     document = _chain_document(links, via, extra)
     objects = 3 + links * (
         1 if via == "bare" else 3

@@ -283,9 +283,10 @@ def _class_elements(text: str) -> list[str] | None:
 
 
 # The commonest case, TOOL_SPECS: a tuple of calls `Dotted(a1, ..., ak,)` (k >= 2) or `Dotted(a1, ..., ak)`
-# (`_plain_call`) whose every argument fits on its line as it is. `_exploded_call` then keeps each argument as it
-# is, and the lines follow from where the commas are: found from TOKEN's matches (strings are one match), without
-# a Line of leaves (most of the time the layout of a module of one tool took; 1.5 ms a module of ten tools).
+# (`_unexploded_call`) whose every argument fits on its line as it is. `_exploded_call` then keeps each
+# argument as it is, and the lines follow from where the commas are: found from TOKEN's matches (strings are
+# one match), without a Line of leaves (most of the time the layout of a module of one tool took; 1.5 ms a
+# module of ten tools).
 _CALLS_HEAD = re.compile(r"[A-Z_][A-Z0-9_]*: tuple\[[^\W\d][\w.]*, \.\.\.\] = \(")
 _COMMA: Token = ("", "", "", "", "", ",")
 
@@ -324,19 +325,21 @@ def _exploded_calls(text: str, depth: int) -> list[str] | None:
         inside = element[opening + 1 : -1]
         magic = inside[-1] == _COMMA
         arguments = _split_at_commas(inside if magic else [*inside, _COMMA])
-        if arguments is None or (magic and len(arguments) < 2):
+        if arguments is None:
             return None
-        call = "".join("".join(token) for token in element[: opening + 1])
+        call = "".join("".join(token) for token in element[: opening + 1]).lstrip(" ")
         if not magic:
-            if len(elements) == 1:
-                return None  # a one-tuple's comma is not magic: the line may stay whole
-            laid_out = _plain_call(call.lstrip(" "), inside, arguments, inner)
-            if laid_out is None:
-                return None
-            if laid_out:
-                lines.extend(laid_out)
+            if len(elements) == 1 or not _plain_arguments(inside, arguments):
+                return (
+                    None  # (a one-tuple's comma is not magic: the line may stay whole)
+                )
+            unsplit = _unexploded_call(call, inside, inner)
+            if unsplit is not None:
+                lines.extend(unsplit)
                 continue
-        lines.append(inner + call.lstrip(" "))
+        if len(arguments) < 2:
+            return None
+        lines.append(inner + call)
         for argument in arguments:
             line = argument_indent + "".join("".join(t) for t in argument).lstrip(" ")
             if not _fits(line + ",") or MAYBE_MAGIC.search(line):
@@ -347,27 +350,25 @@ def _exploded_calls(text: str, depth: int) -> list[str] | None:
     return _all_fit(lines)
 
 
-def _plain_call(
-    call: str, inside: list[Token], arguments: list[list[Token]], inner: str
-) -> list[str] | None:
-    """The lines of an element `Dotted(a1, ..., ak),` without a magic comma of its own: the element as it is
-    where it fits; else rhs splits it at its parentheses, the arguments one line where that fits; else ([])
-    delimiter_split puts one per line and adds the trailing comma, as for a magic one (the caller's loop). None
-    when something else could happen: a magic comma inside (MAYBE_MAGIC also matches one in a string, which
-    only costs the shortcut), an unpacked argument (whether black adds a comma after it depends on the target
-    versions it infers), one argument too wide."""
-    arguments_text = "".join("".join(token) for token in inside).lstrip(" ")
-    if MAYBE_MAGIC.search(arguments_text) or any(
-        argument[0][5] in ("*", "**") for argument in arguments
-    ):
-        return None
-    whole = f"{inner}{call}{arguments_text}),"
+def _plain_arguments(inside: list[Token], arguments: list[list[Token]]) -> bool:
+    """Whether a call without a magic comma of its own is laid out as `_exploded_calls` assumes: no magic comma
+    inside (MAYBE_MAGIC also matches one in a string, which only costs the shortcut), and no unpacked argument
+    (whether black adds a comma after one depends on the target versions it infers)."""
+    return not MAYBE_MAGIC.search("".join("".join(t) for t in inside)) and all(
+        argument[0][5] not in ("*", "**") for argument in arguments
+    )
+
+
+def _unexploded_call(call: str, inside: list[Token], inner: str) -> list[str] | None:
+    """An element `Dotted(a1, ..., ak),` without a magic comma as it stays where it fits, or as rhs splits it
+    at its parentheses with the arguments on one line where they fit; None when they do not (delimiter_split
+    then puts one per line and adds the trailing comma, as for a magic comma)."""
+    arguments = "".join("".join(token) for token in inside).lstrip(" ")
+    whole = f"{inner}{call}{arguments}),"
     if _fits(whole):
         return [whole]
-    body = f"{inner}    {arguments_text}"
-    if _fits(body):
-        return [inner + call, body, inner + "),"]
-    return [] if len(arguments) >= 2 else None
+    body = f"{inner}    {arguments}"
+    return [inner + call, body, inner + "),"] if _fits(body) else None
 
 
 def _split_at_commas(tokens: list[Token]) -> list[list[Token]] | None:
