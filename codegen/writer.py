@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import functools
 import errno
 import hashlib
 import itertools
@@ -43,6 +42,11 @@ MAX_LISTED_ENTRIES = 10_000
 _HEX_DIGEST = re.compile(r"[0-9a-f]{64}")
 _ascii = json.encoder.encode_basestring_ascii  # json.dumps of a string (ensure_ascii)
 _PATH_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# A path `_path_problem_of` accepts, as one match: names of no control character, backslash or lone surrogate,
+# none of them '.' or '..', joined by single slashes (so in normal form). An edit of 10,000 tools checks the
+# record's 30,000 paths: the checks one by one were 0.1 s of it.
+_PLAIN_NAME = r"(?!\.\.?(?:/|\Z))[^/\\\x00-\x1f\x7f\ud800-\udfff]+"
+_PLAIN_PATH = re.compile(rf"{_PLAIN_NAME}(?:/{_PLAIN_NAME})*")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -108,13 +112,13 @@ def path_problem(rel: object) -> str | None:
     """Why `rel` is not a plain relative POSIX path in normal form inside OUT (None if it is one)."""
     if not isinstance(rel, str) or not rel:
         return "not a non-empty string"
-    return _str_path_problem(
-        str(rel)
-    )  # the same paths are checked again and again in one build
+    if _PLAIN_PATH.fullmatch(rel):
+        return None
+    return _path_problem_of(str(rel))
 
 
-@functools.lru_cache(maxsize=65536)
-def _str_path_problem(rel: str) -> str | None:
+def _path_problem_of(rel: str) -> str | None:
+    """Why `rel` (a string) is not a plain relative path: each check in turn."""
     if _PATH_CONTROL.search(rel):
         return "it holds a control character"
     if "\\" in rel:

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from test_bad_input import write
 from test_cli import TOOL, _tree
 
+from codegen import writer
 from codegen.cli import main
 from codegen.diagnostics import Diagnostics
 from codegen.writer import MANIFEST, WriteError, path_problem, write_output
@@ -329,6 +330,36 @@ def test_every_accepted_path_stays_below_out(rel: str) -> None:
     if path_problem(rel) is None:
         assert posixpath.normpath(posixpath.join("/out", rel)).startswith("/out/")
         assert ".." not in rel.split("/") and "\\" not in rel and "\x00" not in rel
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "/",
+                "..",
+                ".",
+                "a",
+                ".a",
+                "a.",
+                "...",
+                "\\",
+                "\x00",
+                "\x7f",
+                "\ud800",
+                "é",
+            ]
+        ),
+        max_size=6,
+    ).map("".join)
+    | st.text(max_size=12)
+)
+def test_the_one_match_accepts_what_the_checks_one_by_one_accept(rel: str) -> None:
+    # (path_problem answers at one regular expression's match where the path is plain)
+    assert (writer._PLAIN_PATH.fullmatch(rel) is not None) == (
+        bool(rel) and writer._path_problem_of(rel) is None
+    )
 
 
 @settings(max_examples=25, deadline=None)
