@@ -143,31 +143,44 @@ def vouched_stamps(
     stamped: Mapping[str, list[int]],
     out: Path,
     seen: Mapping[str, os.stat_result] | None = None,
-) -> dict[str, list[int] | str | None] | None:
+    seen_specs: Mapping[str, os.stat_result] | None = None,
+) -> dict[str, str | None] | None:
     """The spec files `sources` and OUT's `files` (sha256, size) of a build or a no-op that just checked them,
     by absolute path, as `quick.py` checks them: by their stamp where one vouches for them (`spec_stamps`,
     `stamped`) or they settled before this process started, else by the hash of their bytes (`=sha256:size`:
     such as the manifest a build writes last, or a spec file read this second). None when one is not there
     or no regular file.
 
-    `seen`: OUT's stamped files as `vouch` saw them when this process began. Where `stamped` still holds the
-    stamp seen, that stat stands rather than a new look (30,000 `lstat`s for 10,000 tools): a file written
-    since has another stamp (a new inode), and a change by anyone else moves its change time on, which the next
-    check (`quick.py`) sees, as it would one made just after this looked."""
+    `seen`: OUT's stamped files as `vouch` saw them when this process began, and `seen_specs` the spec files
+    as `scan` saw them. Where the stamp is still the one seen, that stat stands rather than a new look (30,000
+    `lstat`s of outputs and 10,000 of spec files for 10,000 tools): a file written since has another stamp (a
+    new inode), and a change by anyone else moves its change time on, which the next check (`quick.py`) sees,
+    as it would one made just after this looked."""
     from . import quick
 
+    found: dict[str, str | None] = {}
+    paths: list[tuple[str, list[Any] | None, str]] = []
+    seen, seen_specs = seen or {}, seen_specs or {}
+    # (string joins: os.path.join and abspath for each of 20,000 files were most of this; a spec file's name
+    # is never '.' or '..', so only its folder needs making absolute)
+    folders: dict[str, str] = {}
+    for display, _, sha in sources:
+        folder, _, name = display.rpartition("/")
+        absolute = folders.get(folder)
+        if absolute is None:
+            absolute = folders[folder] = os.path.abspath(folder or ".").rstrip("/")
+        path = f"{absolute}/{name}"
+        spec_stamp = spec_stamps.get(display, [None])[: len(_STAMP)]
+        spec_info = seen_specs.get(display)
+        if spec_info is not None and spec_stamp == _stamp(spec_info):
+            found[path] = quick.stamp_text(spec_info)
+        else:
+            paths.append((path, spec_stamp, sha))
     root = os.path.abspath(out)
-    paths: list[tuple[str, list[Any] | None, str]] = [
-        (os.path.abspath(display), spec_stamps.get(display, [None])[: len(_STAMP)], sha)
-        for display, _, sha in sources
-    ]
-    found: dict[str, list[int] | str | None] = {}
-    seen = seen or {}
-    # (string joins: os.path.join and abspath for each of 20,000 files were most of this)
     for rel, (sha, _) in files.items():
         path, stamp, info = f"{root}/{rel}", stamped.get(rel), seen.get(rel)
         if info is not None and stamp == _stamp(info):
-            found[path] = [info.st_mode, *stamp]  # (quick.stamp_of)
+            found[path] = quick.stamp_text(info)
         else:
             paths.append((path, stamp, sha))
     for path, stamp, sha in paths:
@@ -176,7 +189,7 @@ def vouched_stamps(
         except OSError:
             return None
         if stamp == _stamp(info) or quick.settled(info):
-            found[path] = quick.stamp_of(info)
+            found[path] = quick.stamp_text(info)
         elif stat.S_ISREG(info.st_mode):
             found[path] = f"={sha}:{info.st_size}"
         else:
@@ -266,10 +279,20 @@ def base_digest(settings: Settings) -> str:
 
 def scan(
     specs: list[Path], out: Path, known: Mapping[str, SpecStamp] | None = None
-) -> tuple[list[Source], list[str], list[str], dict[str, SpecStamp]] | None:
+) -> (
+    tuple[
+        list[Source],
+        list[str],
+        list[str],
+        dict[str, SpecStamp],
+        dict[str, os.stat_result],
+    ]
+    | None
+):
     """The spec files a compile would read, with the hashes of their bytes (read as the compile reads them),
-    the files read and ignored, and the spec files' stamps for the next scan; None when discovery or a read
-    reports any problem. A file whose stamp is its `known` one is not read: its recorded hash stands.
+    the files read and ignored, the spec files' stamps for the next scan and their stat as seen before any
+    was read; None when discovery or a read reports any problem. A file whose stamp is its `known` one is not
+    read: its recorded hash stands.
 
     A stamp vouches for a file's bytes only if any later change moves it on. A change sets the change time to
     the file system's clock then, so a file whose change time is before the newest among the spec files on its
@@ -289,8 +312,9 @@ def scan(
     newest: dict[int, int] = {}
     for info in infos:
         newest[info.st_dev] = max(newest.get(info.st_dev, 0), info.st_ctime_ns)
-    sources, stamps = [], {}
+    sources, stamps, seen = [], {}, {}
     for (display, rel), info in zip(found, infos):
+        seen[display] = info
         stamp = _stamp(info)
         entry = known.get(display)
         if (
@@ -308,7 +332,7 @@ def scan(
         if stat.S_ISREG(info.st_mode) and info.st_ctime_ns < newest[info.st_dev]:
             stamps[display] = [*stamp, sha]
         sources.append((display, rel, sha))
-    return sources, [s[0] for s in sources], ignored, stamps
+    return sources, [s[0] for s in sources], ignored, stamps, seen
 
 
 @dataclass
@@ -613,6 +637,8 @@ class Previous:
     inputs: str  # input_digest of a build now
     # the spec files' stamps for the next record (`scan`)
     spec_stamps: dict[str, SpecStamp]
+    # and their stat as the scan saw it, by path as shown (`vouched_stamps`)
+    spec_infos: dict[str, os.stat_result] = field(default_factory=dict)
 
     @property
     def unchanged(self) -> bool:
@@ -631,14 +657,16 @@ def previous_build(settings: Settings, specs: list[Path], out: Path) -> Previous
         scanned = scan(specs, out, record.spec_stamps)
         if scanned is None:
             return None
-        sources, read, ignored, spec_stamps = scanned
+        sources, read, ignored, spec_stamps, spec_infos = scanned
         contents = vouch(out, record)
         if contents is None:
             return None
         inputs = input_digest(settings, sources)
     except Exception:  # noqa: BLE001  (a broken cache only costs a full compile)
         return None
-    return Previous(record, contents, sources, read, ignored, inputs, spec_stamps)
+    return Previous(
+        record, contents, sources, read, ignored, inputs, spec_stamps, spec_infos
+    )
 
 
 def up_to_date(

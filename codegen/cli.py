@@ -312,6 +312,7 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
                 record.stamps,
                 out,
                 previous.out.infos if previous is not None else None,
+                previous.spec_infos if previous is not None else None,
             )
             _remember(
                 settings,
@@ -365,6 +366,7 @@ def _up_to_date(
         previous.out.stamped,
         _shown(settings.output or Path()),
         previous.out.infos,
+        previous.spec_infos,
     )
     _remember(settings, args, vouched, stdout, stderr)
     return 0
@@ -400,7 +402,7 @@ def _no_op_output(
 def _remember(
     settings: Settings,
     args: argparse.Namespace,
-    vouched: dict[str, list[int] | str | None] | None,
+    vouched: dict[str, str | None] | None,
     stdout: str,
     stderr: str,
 ) -> None:
