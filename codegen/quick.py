@@ -17,6 +17,7 @@ missing or unreadable record, a stamp that differs) means the ordinary command r
 
 from __future__ import annotations
 
+import operator
 import os
 import sys
 import time
@@ -25,6 +26,9 @@ import zlib
 _STARTED = time.time_ns()
 FORMAT = 1
 _MAX_BYTES = 64 * 1024 * 1024
+_STAMP_FIELDS = operator.attrgetter(
+    "st_mode", "st_dev", "st_ino", "st_size", "st_mtime_ns", "st_ctime_ns"
+)
 _SETTLED_NS = 1_000_000_000  # a folder changed less than this before the start may change within its tick
 
 
@@ -64,15 +68,11 @@ def _record_file(out: str) -> str | None:
     return os.path.join(root, "rebuild", f"{key}.quick")
 
 
-def stamp_of(info: os.stat_result) -> list[int]:
-    return [
-        info.st_mode,
-        info.st_dev,
-        info.st_ino,
-        info.st_size,
-        info.st_mtime_ns,
-        info.st_ctime_ns,
-    ]
+def stamp_text(info: os.stat_result) -> str:
+    """A file's stamp as this module records and compares it (mode, device, inode, size, times)."""
+    # (one attrgetter and %-formatting: 0.7 us, an f-string of six attributes 1.2 us; 40,000 files for an
+    # edit of 10,000 tools)
+    return "%d,%d,%d,%d,%d,%d" % _STAMP_FIELDS(info)
 
 
 def started() -> None:
@@ -109,12 +109,6 @@ def _load(data: bytes) -> list[str]:
         fields.append(text[colon + 1 : end])
         at = end
     return fields
-
-
-def _stamp_text(stamp: list[int] | str | None) -> str:
-    if isinstance(stamp, str):
-        return stamp  # `=sha256:size`: checked by the file's bytes
-    return "-" if stamp is None else ",".join(map(str, stamp))
 
 
 def _holds(path: str, expected: str, out: str) -> bool:
@@ -167,7 +161,7 @@ def up_to_date(argv: list[str]) -> bool:
         stamps = listed.split("\0")  # (no path holds a NUL)
         if len(stamps) % 2:
             return False
-        # Thousands of files: one `lstat` each and a string compared, the stamp written as `_stamp_text`
+        # Thousands of files: one `lstat` each and a string compared, the stamp written as `stamp_text`
         # writes it (a list per file and `map(str, ...)` were most of a no-op's time).
         lstat = os.lstat
         for name, expected in zip(stamps[0::2], stamps[1::2]):
@@ -177,10 +171,8 @@ def up_to_date(argv: list[str]) -> bool:
                 if expected != "-":
                     return False
                 continue
-            if (
-                expected
-                != f"{i.st_mode},{i.st_dev},{i.st_ino},{i.st_size},{i.st_mtime_ns},{i.st_ctime_ns}"
-                and (expected[:1] != "=" or not _holds(name, expected, out))
+            if expected != stamp_text(i) and (
+                expected[:1] != "=" or not _holds(name, expected, out)
             ):
                 return False
     except (OSError, ValueError):
@@ -193,7 +185,7 @@ def up_to_date(argv: list[str]) -> bool:
 def save(
     argv: list[str],
     out: str,
-    vouched: dict[str, list[int] | str | None],
+    vouched: dict[str, str | None],
     folders: list[str],
     stdout: str,
     stderr: str,
@@ -210,8 +202,8 @@ def save(
     for (
         name,
         stamp,
-    ) in vouched.items():  # (each just taken by the caller from what it vouched for)
-        stamps += [name, _stamp_text(stamp)]
+    ) in vouched.items():  # (each taken by the caller from what it vouched for)
+        stamps += [name, "-" if stamp is None else stamp]
     for name in folders:
         try:
             info = os.lstat(name)
@@ -219,7 +211,7 @@ def save(
             return
         if not settled(info):
             return
-        stamps += [name, _stamp_text(stamp_of(info))]
+        stamps += [name, stamp_text(info)]
     try:
         root = os.path.abspath(out)
         listed = "\0".join(stamps)
