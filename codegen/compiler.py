@@ -33,7 +33,7 @@ from .sources import discover, read_specs
 from .config import EMIT_CHOICES
 from .ir import Entity, SpecModule, Tool
 from .passes.build_plan import PlanBuilder
-from .passes.bundle import bundler_for, tree_documents
+from .passes.bundle import bundler_for, entity_ids, tree_documents
 from .passes.check_schemas import check_schemas
 from .passes.resolve import Program, apply_prefixes, build_namespace
 from .passes.naming import schemas_path
@@ -233,7 +233,8 @@ def _finish(
     if len(records) == len(result.sources):  # every spec file has its module
         order = [(rel, sha) for _, rel, sha in result.sources]
         modules = {rel: records[rel] for rel, _ in order}
-        result.parts = parts_document(order, modules, spans, init_key(plan))
+        ids = bool(entity_ids(program.entities))
+        result.parts = parts_document(order, modules, spans, init_key(plan), ids)
     return result
 
 

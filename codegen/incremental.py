@@ -78,13 +78,21 @@ def compile_changed(
             for rel, doc in documents.items()
             if rel not in gone and not touched.isdisjoint(texts(doc["deps"]))
         }
-        # Files defining entities are read again too, for the documents embedding their entities; unless a
-        # change reaches them they keep their outputs (the record says which of their models are native).
+        # The files defining the entities the files compiled again embed (their `deps`, every entity embedded
+        # at any depth) are read again too, for those documents; unless a change reaches them they keep their
+        # outputs (the record says which of their models are native). A file new to the record has no deps
+        # yet: every entity file is read. A file that now uses another entity, or one of an unread file's
+        # names, is caught by its reference left unresolved or by `clashes`, and compiled in full.
         entity_files = {rel for rel, doc in documents.items() if doc["entities"]} - gone
-        kept = {rel: read_module(rel, documents[rel]) for rel in entity_files - dirty}
+        if not changed <= before.keys():
+            used = entity_files
+        else:
+            deps = {dep for rel in dirty for dep in texts(documents[rel]["deps"])}
+            used = entity_files & deps
+        kept = {rel: read_module(rel, documents[rel]) for rel in used - dirty}
     except (*MALFORMED, Unusable):
         return None
-    read = dirty | entity_files
+    read = dirty | used
     found = [
         (Path(shown), Path(rel)) for shown, rel, _ in previous.sources if rel in read
     ]
@@ -185,7 +193,7 @@ class _Rebuild:
             )
             for rel, _ in self.now
         }
-        result.parts = parts_document(self.now, modules, new_spans, init)
+        result.parts = parts_document(self.now, modules, new_spans, init, ids=False)
         if case_collisions([*files, *self.kept, MANIFEST]):
             return None  # a full compile reports it, at the specs making them
         return result

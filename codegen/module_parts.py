@@ -148,12 +148,14 @@ def init_key(plan: PackagePlan) -> str:
 
 
 def parts_document(
-    order: Order, modules: Mapping[str, Any], spans: ExportSpans, init: str
+    order: Order, modules: Mapping[str, Any], spans: ExportSpans, init: str, ids: bool
 ) -> dict[str, Any]:
     """What a build leaves in its record for the next one (plain JSON): `modules`, each spec file's
-    `module_document`; `init`, the `init_key` of the plan."""
+    `module_document`; `init`, the `init_key` of the plan; `ids`, whether an entity has a `$id` (who refers to
+    an entity by it is not among a module's `deps`)."""
     return {
         "init": init,
+        "ids": ids,
         "order": [list(entry) for entry in order],
         "modules": modules,
         "exports": {
@@ -224,9 +226,12 @@ def read_module(rel: str, doc: Any) -> ModuleParts:
 
 def outline(doc: Any) -> tuple[Order, dict[str, Any], ExportSpans, str]:
     """The parts of a record, checked entry by entry but for the module entries (`read_module` reads one
-    when it is needed); Unusable when anything is not as a build writes it."""
+    when it is needed); Unusable when anything is not as a build writes it, or an entity has a `$id` (the
+    rebuild would not know which files refer to it by that)."""
     try:
         init = _text(doc["init"])
+        if doc["ids"] is not False:
+            raise Unusable
         order = [(_text(rel), _text(sha)) for rel, sha in doc["order"]]
         modules = doc["modules"]
         if type(modules) is not dict or [rel for rel, _ in order] != list(modules):

@@ -311,6 +311,93 @@ def test_random_edit_sequences_leave_out_as_a_full_build(
                 assert _tree(root / "out") == _tree(root / "fresh")
 
 
+# Several entity files, entities embedding each other, and names shared between tools and entities: an edit
+# reads only the entity files the files it compiles again embed, and must still leave what a full build does.
+_ENTITIES = ["User", "Team", "Org"]
+_REFS = [None, *(f"entities/{e}.schema.json" for e in _ENTITIES)]
+_REFS += [f"entity:{e}" for e in _ENTITIES]
+_WIDE_EDITS = st.lists(
+    st.tuples(
+        st.sampled_from(
+            ["alpha.json", "beta.json", "gamma.json", "delta.json"]
+            + [f"entities/{e}.schema.json" for e in _ENTITIES]
+        ),
+        st.lists(st.sampled_from([*_NAMES, *_ENTITIES]), min_size=0, max_size=2),
+        st.sampled_from(["one", "two"]),
+        st.sampled_from(_REFS),
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+def _entity_referring(title: str, extra: str, ref: str | None) -> dict[str, Any]:
+    entity = _entity(title, extra)
+    if ref is not None:
+        entity["properties"]["link"] = {"$ref": ref.replace("entities/", "")}
+    return entity
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(edits=_WIDE_EDITS)
+def test_random_edits_among_many_entity_files_leave_out_as_a_full_build(
+    tmp_path_factory: pytest.TempPathFactory,
+    edits: list[tuple[str, list[str], str, str | None]],
+) -> None:
+    root = tmp_path_factory.mktemp("wide")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CODEGEN_CACHE_DIR", str(root / "cache"))
+        patch.chdir(root)
+        specs = root / "specs"
+        (specs / "entities").mkdir(parents=True)
+        links = {"User": None, "Team": "entity:User", "Org": "Team.schema.json"}
+        for title, link in links.items():
+            (specs / "entities" / f"{title}.schema.json").write_text(
+                json.dumps(_entity_referring(title, "y", link))
+            )
+        for name, ref in zip(("alpha", "beta", "gamma"), _REFS[1:]):
+            (specs / f"{name}.json").write_text(json.dumps([_tool(name, ref=ref)]))
+        assert cli.main(["specs", "-o", "out", "-q"]) == 0
+        for file, names, description, ref in edits:
+            if file.startswith("entities/"):
+                title = names[0] if names else file[9:].split(".")[0]
+                text = json.dumps(_entity_referring(title, description, ref))
+            else:
+                text = json.dumps([_tool(n, description, ref) for n in names])
+            (specs / file).write_text(text)
+            status = cli.main(["specs", "-o", "out", "-q"])
+            shutil.rmtree(root / "fresh", ignore_errors=True)
+            assert status == cli.main(["specs", "-o", "fresh", "-q", "--no-cache"])
+            if status == 0:
+                assert _tree(root / "out") == _tree(root / "fresh")
+
+
+def test_an_edit_reads_only_the_entity_files_its_file_embeds(
+    project: Path, reuses: list[bool], capsys: pytest.CaptureFixture[str]
+) -> None:
+    entities = project / "specs" / "entities"
+    (entities / "Team.schema.json").write_text(json.dumps(_entity("Team")))
+    assert cli.main(["specs", "-o", "out"]) == 0
+    read: list[str] = []
+    original = incremental.read_half
+
+    def noting(found: list[tuple[Path, Path]], *args: Any) -> Any:
+        read.extend(rel.as_posix() for _, rel in found)
+        return original(found, *args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(incremental, "read_half", noting)
+        (project / "specs" / "alpha.json").write_text(
+            json.dumps([_tool("alpha", "Edited.", ref="entities/User.schema.json")])
+        )
+        assert _same_as_a_full_build(capsys)[0] == 0
+    assert reuses[1] is True and read == ["alpha.json", "entities/User.schema.json"]
+    # a tool taking the name of the entity of a file the edit does not read: reported as a full build does
+    (project / "specs" / "gamma.json").write_text(json.dumps([_tool("Team")]))
+    status, err = _same_as_a_full_build(capsys)
+    assert status == 1 and "duplicate-name" in err and "Team.schema.json" in err
+
+
 def test_the_record_of_a_build_says_what_each_file_left(project: Path) -> None:
     assert cli.main(["specs", "-o", "out", "-q"]) == 0
     path = cache.record_path(project / "out")
