@@ -280,20 +280,56 @@ def _respliced(
     names: Mapping[str, str],
 ) -> tuple[AnyStr, dict[str, tuple[str, int, int]]]:
     # the recorded places must tile the file exactly (a damaged record is caught here, not copied from)
-    if not tiles(flavour, before, [(s, e) for _, (_, s, e) in sorted(spans.items())]):
+    ordered = sorted(spans.items())
+    if not tiles(flavour, before, [(s, e) for _, (_, s, e) in ordered]):
         raise ValueError("the record does not place the entries of the export file")
+    if (
+        names.keys() == spans.keys()
+    ):  # the same tools: each entry stays where it stands in the order
+        return _replaced(before, made, ordered, names)
     entries: list[tuple[str, str, AnyStr | tuple[int, int]]] = []
     for tool, name in sorted(names.items()):
         recorded = spans.get(tool)
         if tool in made:
             entries.append((tool, name, made[tool]))
         elif recorded is None or recorded[0] != name:
-            raise ValueError(
-                f"the record has no entry of {tool!r} exported as {name!r}"
-            )
+            raise ValueError(_no_entry(tool, name))
         else:
             entries.append((tool, name, recorded[1:]))
     return splice_export(flavour, before, entries)
+
+
+def _replaced(
+    before: AnyStr,
+    made: Mapping[str, AnyStr],
+    ordered: list[tuple[str, tuple[str, int, int]]],
+    names: Mapping[str, str],
+) -> tuple[AnyStr, dict[str, tuple[str, int, int]]]:
+    """`splice_export` of `before` whose entries (tool, place; tiling it, in the order of the tools) are the
+    tools of the new file: the entries `made` replace theirs, whatever lies between is copied as one piece
+    (an edit of one tool among 10,000 copies two), and every later entry moves by the change in length.
+    One pass over the entries, where making them `splice_export`'s took a second (a third of the time).
+    """
+    whole = memoryview(before) if type(before) is bytes else before
+    pieces: list[Any] = []
+    spans: dict[str, tuple[str, int, int]] = {}
+    at = delta = 0
+    for tool, (name, start, end) in ordered:
+        fragment = made.get(tool)
+        if fragment is None:
+            if name != names[tool]:
+                raise ValueError(_no_entry(tool, names[tool]))
+            spans[tool] = (name, start + delta, end + delta)
+            continue
+        pieces += [whole[at:start], fragment]
+        spans[tool] = (names[tool], start + delta, start + delta + len(fragment))
+        at, delta = end, delta + len(fragment) - (end - start)
+    pieces.append(whole[at:])
+    return before[:0].join(pieces), spans
+
+
+def _no_entry(tool: str, name: str) -> str:
+    return f"the record has no entry of {tool!r} exported as {name!r}"
 
 
 def tiles(flavour: str, text: AnyStr, places: list[tuple[int, int]]) -> bool:
