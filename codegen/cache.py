@@ -21,7 +21,6 @@ import contextlib
 import hashlib
 import importlib.util
 import json
-import operator
 import os
 import secrets
 import stat
@@ -36,12 +35,13 @@ import orjson
 
 from . import __version__
 from .diagnostics import Diagnostics, printable
+from .quick import stamp_text
 from .resources import data_dir
 from .sources import MAX_SPEC_BYTES, discover_names
 from .spec_bytes import UnreadableSpec, read_spec_bytes
 from .writer import MANIFEST, OutputFolder, WriteError
 
-FORMAT = 5
+FORMAT = 6
 MAX_RECORD_BYTES = 256 * 1024 * 1024
 _READ_FLAGS = (
     os.O_RDONLY
@@ -80,7 +80,7 @@ def record_path(out: Path) -> Path | None:
 def codegen_digest() -> str:
     """codegen's version, the Python running it, the libraries it renders with, and its own source, the runtime
     library's, its templates and grammars: any change to these invalidates every record. codegen's files are trusted (they
-    are not input), so each counts by its stamp (see `_STAMP`), as Python's bytecode cache counts a module's
+    are not input), so each counts by its stamp (see `_stamp`), as Python's bytecode cache counts a module's
     source by its size and time: an edit moves the change time even when it keeps the size and modification
     time, and a reinstall makes new files.
     """
@@ -140,10 +140,10 @@ def vouched_stamps(
     sources: Iterable[Source],
     spec_stamps: Mapping[str, SpecStamp],
     files: Mapping[str, tuple[str, int]],
-    stamped: Mapping[str, list[int]],
+    stamped: Mapping[str, str],
     out: Path,
-    seen: Mapping[str, os.stat_result] | None = None,
-    seen_specs: Mapping[str, os.stat_result] | None = None,
+    seen: Mapping[str, str] | None = None,
+    seen_specs: Mapping[str, str] | None = None,
 ) -> dict[str, str | None] | None:
     """The spec files `sources` and OUT's `files` (sha256, size) of a build or a no-op that just checked them,
     by absolute path, as `quick.py` checks them: by their stamp where one vouches for them (`spec_stamps`,
@@ -151,15 +151,15 @@ def vouched_stamps(
     such as the manifest a build writes last, or a spec file read this second). None when one is not there
     or no regular file.
 
-    `seen`: OUT's stamped files as `vouch` saw them when this process began, and `seen_specs` the spec files
-    as `scan` saw them. Where the stamp is still the one seen, that stat stands rather than a new look (30,000
-    `lstat`s of outputs and 10,000 of spec files for 10,000 tools): a file written since has another stamp (a
-    new inode), and a change by anyone else moves its change time on, which the next check (`quick.py`) sees,
-    as it would one made just after this looked."""
+    `seen`: the stamps of OUT's files as `vouch` saw them when this process began, and `seen_specs` those of
+    the spec files as `scan` saw them. Where the stamp is still the one seen, it stands rather than a new look
+    (30,000 `lstat`s of outputs and 10,000 of spec files for 10,000 tools): a file written since has another
+    stamp (a new inode), and a change by anyone else moves its change time on, which the next check
+    (`quick.py`) sees, as it would one made just after this looked."""
     from . import quick
 
     found: dict[str, str | None] = {}
-    paths: list[tuple[str, list[Any] | None, str]] = []
+    paths: list[tuple[str, str | None, str]] = []
     seen, seen_specs = seen or {}, seen_specs or {}
     # (string joins: os.path.join and abspath for each of 20,000 files were most of this; a spec file's name
     # is never '.' or '..', so only its folder needs making absolute)
@@ -170,17 +170,16 @@ def vouched_stamps(
         if absolute is None:
             absolute = folders[folder] = os.path.abspath(folder or ".").rstrip("/")
         path = f"{absolute}/{name}"
-        spec_stamp = spec_stamps.get(display, [None])[: len(_STAMP)]
-        spec_info = seen_specs.get(display)
-        if spec_info is not None and spec_stamp == _stamp(spec_info):
-            found[path] = quick.stamp_text(spec_info)
+        stamp = spec_stamps.get(display, (None,))[0]
+        if stamp is not None and stamp == seen_specs.get(display):
+            found[path] = stamp
         else:
-            paths.append((path, spec_stamp, sha))
+            paths.append((path, stamp, sha))
     root = os.path.abspath(out)
     for rel, (sha, _) in files.items():
-        path, stamp, info = f"{root}/{rel}", stamped.get(rel), seen.get(rel)
-        if info is not None and stamp == _stamp(info):
-            found[path] = quick.stamp_text(info)
+        path, stamp = f"{root}/{rel}", stamped.get(rel)
+        if stamp is not None and stamp == seen.get(rel):
+            found[path] = stamp
         else:
             paths.append((path, stamp, sha))
     for path, stamp, sha in paths:
@@ -188,8 +187,9 @@ def vouched_stamps(
             info = os.lstat(path)
         except OSError:
             return None
-        if stamp == _stamp(info) or quick.settled(info):
-            found[path] = quick.stamp_text(info)
+        now = _stamp(info)
+        if stamp == now or quick.settled(info):
+            found[path] = now
         elif stat.S_ISREG(info.st_mode):
             found[path] = f"={sha}:{info.st_size}"
         else:
@@ -250,7 +250,7 @@ class Settings:
 Source = tuple[
     str, str, str
 ]  # (path as shown, path below its spec root, sha256 of its bytes)
-SpecStamp = list[Any]  # a spec file's stamp (`_STAMP`) and the sha256 of its bytes
+SpecStamp = list[str]  # a spec file's stamp (`_stamp`) and the sha256 of its bytes
 
 
 def input_digest(settings: Settings, sources: Iterable[Source] | None) -> str:
@@ -285,13 +285,13 @@ def scan(
         list[str],
         list[str],
         dict[str, SpecStamp],
-        dict[str, os.stat_result],
+        dict[str, str],
     ]
     | None
 ):
     """The spec files a compile would read, with the hashes of their bytes (read as the compile reads them),
-    the files read and ignored, the spec files' stamps for the next scan and their stat as seen before any
-    was read; None when discovery or a read reports any problem. A file whose stamp is its `known` one is not
+    the files read and ignored, the spec files' stamps for the next scan and every spec file's stamp as seen
+    before any was read; None when discovery or a read reports any problem. A file whose stamp is its `known` one is not
     read: its recorded hash stands.
 
     A stamp vouches for a file's bytes only if any later change moves it on. A change sets the change time to
@@ -314,15 +314,10 @@ def scan(
         newest[info.st_dev] = max(newest.get(info.st_dev, 0), info.st_ctime_ns)
     sources, stamps, seen = [], {}, {}
     for (display, rel), info in zip(found, infos):
-        seen[display] = info
-        stamp = _stamp(info)
+        stamp = seen[display] = _stamp(info)
         entry = known.get(display)
-        if (
-            entry is not None
-            and stat.S_ISREG(info.st_mode)
-            and entry[: len(_STAMP)] == stamp
-        ):
-            sha = entry[-1]
+        if entry is not None and stat.S_ISREG(info.st_mode) and entry[0] == stamp:
+            sha = entry[1]
         else:
             try:
                 data = read_spec_bytes(Path(display), MAX_SPEC_BYTES)
@@ -330,7 +325,7 @@ def scan(
                 return None
             sha = hashlib.sha256(data).hexdigest()
         if stat.S_ISREG(info.st_mode) and info.st_ctime_ns < newest[info.st_dev]:
-            stamps[display] = [*stamp, sha]
+            stamps[display] = [stamp, sha]
         sources.append((display, rel, sha))
     return sources, [s[0] for s in sources], ignored, stamps, seen
 
@@ -350,7 +345,7 @@ class Record:
     base: str = ""
     parts: Any = None
     # Files of OUT whose content the next build may take on their stat alone (see `stamps`): path -> stamp.
-    stamps: dict[str, list[int]] = field(default_factory=dict)
+    stamps: dict[str, str] = field(default_factory=dict)
     # Spec files alike (see `scan`): path as shown -> stamp and the sha256 of its bytes.
     spec_stamps: dict[str, SpecStamp] = field(default_factory=dict)
     # `parts` as the record keeps it: JSON text within the record, parsed only by an edit rebuild
@@ -405,9 +400,9 @@ class Record:
                 path: entry
                 for path, entry in doc["spec_stamps"].items()
                 if type(entry) is list
-                and len(entry) == len(_STAMP) + 1
-                and set(map(type, entry[:-1])) == _INT
-                and type(entry[-1]) is str
+                and len(entry) == 2
+                and type(entry[0]) is str
+                and type(entry[1]) is str
             }
             if len(spec_stamps) != len(doc["spec_stamps"]):
                 return None
@@ -481,14 +476,6 @@ def load(out: Path) -> Record | None:
     return Record.from_json(data)
 
 
-# What a file's stat must still say for the record to vouch for its content without reading it. The change
-# time cannot be set from user space: writing, renaming or linking a file moves it on (as git's index relies on).
-_STAMP = ("st_dev", "st_ino", "st_size", "st_mtime_ns", "st_ctime_ns")
-
-
-_INT = {int}
-
-
 def _dumps(document: Any) -> bytes:
     """JSON text of a record or its parts. orjson: json.dumps took 50 ms of an edit rebuild of 10,000 tools for
     the record. It refuses what JSON text cannot hold as UTF-8 (a lone surrogate), which json escapes.
@@ -508,12 +495,13 @@ def _loads(data: bytes | str) -> Any:
         return json.loads(data)
 
 
-# (attrgetter: half the time of getattr by name, for the 30,000 files a no-op of 10,000 tools looks at)
-_STAMP_OF = operator.attrgetter(*_STAMP)
-
-
-def _stamp(info: os.stat_result) -> list[int]:
-    return list(_STAMP_OF(info))
+def _stamp(info: os.stat_result) -> str:
+    """What a file's stat must still say for the record to vouch for its content without reading it: its
+    mode, device, inode, size and times, as `quick.py` takes them (text: a record's 40,000 stamps read and
+    compared as one string each, and carried to the no-op's record as they are). The change time cannot be
+    set from user space: writing, renaming or linking a file moves it on (as git's index relies on).
+    """
+    return stamp_text(info)
 
 
 def stamps(
@@ -521,7 +509,7 @@ def stamps(
     files: Mapping[str, tuple[str, int]],
     written: Iterable[str] = (),
     previous: Previous | None = None,
-) -> dict[str, list[int]]:
+) -> dict[str, str]:
     """The stamps of the files a build just left in OUT (looked at without following links), for the record;
     the stamps the build began with (`previous`) stay true of the files it did not write (`written`).
 
@@ -563,10 +551,9 @@ class OutFiles:
     root: Path
     files: dict[str, tuple[str, int]]
     read: dict[str, bytes]
-    stamped: dict[str, list[int]]  # those vouched for by their stamp
-    # their stat when this process began (by `vouch`): what `vouched_stamps` needs of the files a build leaves
-    # as they were, without looking at each of them again
-    infos: dict[str, os.stat_result] = field(default_factory=dict)
+    stamped: dict[
+        str, str
+    ]  # those vouched for by their stamp (as `vouch` saw them: `vouched_stamps`)
 
     def bytes_of(self, rel: str) -> bytes:
         """The bytes of one of the files, read again if need be (through the writer's confinement) and
@@ -602,8 +589,7 @@ def vouch(out: Path, record: Record) -> OutFiles | None:
         folder = OutputFolder(out)
         found = folder.lstat_many(list(record.files))
         unstamped: dict[str, int] = {}
-        stamped: dict[str, list[int]] = {}
-        infos: dict[str, os.stat_result] = {}
+        stamped: dict[str, str] = {}
         for rel, (_, size) in record.files.items():
             info = found[rel]
             if info is None or not stat.S_ISREG(info.st_mode):
@@ -611,7 +597,6 @@ def vouch(out: Path, record: Record) -> OutFiles | None:
             stamp = record.stamps.get(rel)
             if stamp is not None and _stamp(info) == stamp:
                 stamped[rel] = stamp
-                infos[rel] = info
             else:
                 unstamped[rel] = size
         read = folder.read_many(unstamped)
@@ -621,7 +606,7 @@ def vouch(out: Path, record: Record) -> OutFiles | None:
     except (WriteError, OSError, ValueError):
         return None
     contents = {rel: data for rel, data in read.items() if data is not None}
-    return OutFiles(out, dict(record.files), contents, stamped, infos)
+    return OutFiles(out, dict(record.files), contents, stamped)
 
 
 @dataclass
@@ -637,8 +622,8 @@ class Previous:
     inputs: str  # input_digest of a build now
     # the spec files' stamps for the next record (`scan`)
     spec_stamps: dict[str, SpecStamp]
-    # and their stat as the scan saw it, by path as shown (`vouched_stamps`)
-    spec_infos: dict[str, os.stat_result] = field(default_factory=dict)
+    # and every spec file's stamp as the scan saw it, by path as shown (`vouched_stamps`)
+    spec_seen: dict[str, str] = field(default_factory=dict)
 
     @property
     def unchanged(self) -> bool:
@@ -657,7 +642,7 @@ def previous_build(settings: Settings, specs: list[Path], out: Path) -> Previous
         scanned = scan(specs, out, record.spec_stamps)
         if scanned is None:
             return None
-        sources, read, ignored, spec_stamps, spec_infos = scanned
+        sources, read, ignored, spec_stamps, spec_seen = scanned
         contents = vouch(out, record)
         if contents is None:
             return None
@@ -665,7 +650,7 @@ def previous_build(settings: Settings, specs: list[Path], out: Path) -> Previous
     except Exception:  # noqa: BLE001  (a broken cache only costs a full compile)
         return None
     return Previous(
-        record, contents, sources, read, ignored, inputs, spec_stamps, spec_infos
+        record, contents, sources, read, ignored, inputs, spec_stamps, spec_seen
     )
 
 

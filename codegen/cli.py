@@ -311,8 +311,8 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
                 record.files,
                 record.stamps,
                 out,
-                previous.out.infos if previous is not None else None,
-                previous.spec_infos if previous is not None else None,
+                previous.out.stamped if previous is not None else None,
+                previous.spec_seen if previous is not None else None,
             )
             _remember(
                 settings,
@@ -365,8 +365,8 @@ def _up_to_date(
         record.files,
         previous.out.stamped,
         _shown(settings.output or Path()),
-        previous.out.infos,
-        previous.spec_infos,
+        previous.out.stamped,
+        previous.spec_seen,
     )
     _remember(settings, args, vouched, stdout, stderr)
     return 0

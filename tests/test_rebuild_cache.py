@@ -460,14 +460,18 @@ def test_only_files_changed_before_the_manifest_get_a_stamp(
     files = {rel: ("0" * 64, 4) for rel in found}
     stamps = cache.stamps(tmp_path, files)
     assert list(stamps) == ["early.py"]
-    assert stamps["early.py"] == [3, 7, 4, 0, 4_999]
+    assert (
+        stamps["early.py"] == "33188,3,7,4,0,4999"
+    )  # mode, device, inode, size, times
     # stamps the build began with stay, without a look at the file, unless the build wrote it
     began: Any = SimpleNamespace(
-        out=SimpleNamespace(stamped={"racy.py": [1, 2, 3, 4, 5], "later.py": [6] * 5})
+        out=SimpleNamespace(
+            stamped={"racy.py": "1,2,3,4,5,6", "later.py": "6,6,6,6,6,6"}
+        )
     )
     assert cache.stamps(tmp_path, files, ["later.py"], began) == {
-        "early.py": [3, 7, 4, 0, 4_999],
-        "racy.py": [1, 2, 3, 4, 5],
+        "early.py": "33188,3,7,4,0,4999",
+        "racy.py": "1,2,3,4,5,6",
     }
 
 
@@ -571,7 +575,7 @@ def test_only_spec_files_older_than_the_newest_on_their_device_get_a_stamp(
         "lstat",
         lambda path, **kw: found.get(Path(path).name) or real_lstat(path, **kw),
     )
-    known = {(tmp_path / "e.json").as_posix(): [3, 7, 2, 0, 150, "f" * 64]}
+    known = {(tmp_path / "e.json").as_posix(): ["33188,3,7,2,0,150", "f" * 64]}
     read = _spec_reads(monkeypatch)
     scanned = cache.scan([tmp_path], tmp_path / "out", known)
     assert scanned is not None
@@ -580,7 +584,7 @@ def test_only_spec_files_older_than_the_newest_on_their_device_get_a_stamp(
     assert sorted(read) == ["a.json", "b.json", "c.json", "d.json"]  # e.json: its stamp
     assert dict((Path(p).name, sha) for p, _, sha in sources)["e.json"] == "f" * 64
     empty = hashlib.sha256(b"{}").hexdigest()
-    assert stamps[(tmp_path / "a.json").as_posix()] == [3, 7, 2, 0, 100, empty]
+    assert stamps[(tmp_path / "a.json").as_posix()] == ["33188,3,7,2,0,100", empty]
 
 
 def test_a_record_holding_a_lone_surrogate_is_written_and_read_back() -> None:
@@ -588,7 +592,7 @@ def test_a_record_holding_a_lone_surrogate_is_written_and_read_back() -> None:
     record = cache.Record("i" * 64, {"a.py": ("0" * 64, 1)}, folded=["\udcff warned"])
     assert cache.Record.from_json(record.to_json()) == record
     plain = cache.Record(
-        "i" * 64, {"a.py": ("0" * 64, 1)}, stamps={"a.py": [1, 2**63, 3, 4, 5]}
+        "i" * 64, {"a.py": ("0" * 64, 1)}, stamps={"a.py": f"1,{2**63},3,4,5,6"}
     )
     assert cache.Record.from_json(plain.to_json()) == plain
 
@@ -596,21 +600,22 @@ def test_a_record_holding_a_lone_surrogate_is_written_and_read_back() -> None:
 @pytest.mark.parametrize(
     "entry",
     [
-        [1, "2", 3, 4, 5, "f" * 64],  # a stamp field that is no integer
-        [1, 2, 3, 4, 5, 6],  # no hash
-        [1, 2, 3, 4, "f" * 64],  # a field short
+        [123456, "f" * 64],  # a stamp that is no text
+        ["1,2,3,4,5,6", 6],  # a hash that is no text
+        ["f" * 64],  # a field short
+        ["1,2,3,4,5,6", "f" * 64, "f" * 64],  # one too many
     ],
 )
 def test_a_record_with_a_malformed_spec_stamp_is_refused(entry: list[Any]) -> None:
     good = cache.Record(
-        "i" * 64, {}, spec_stamps={"specs/a.json": [1, 2, 3, 4, 5, "f" * 64]}
+        "i" * 64, {}, spec_stamps={"specs/a.json": ["1,2,3,4,5,6", "f" * 64]}
     )
     assert cache.Record.from_json(good.to_json()) == good
     bad = cache.Record("i" * 64, {}, spec_stamps={"specs/a.json": entry})
     assert cache.Record.from_json(bad.to_json()) is None
 
 
-@pytest.mark.parametrize("stamp", [["x"], [1, 2, 3], None, {"st_ino": 1}])
+@pytest.mark.parametrize("stamp", [["x"], [1, 2, 3], None, {"st_ino": 1}, "1,2,3"])
 def test_a_stamp_of_out_that_is_no_stamp_vouches_for_nothing(
     project: Path, compiles: list[int], stamp: Any
 ) -> None:
