@@ -504,6 +504,11 @@ def _stamp(info: os.stat_result) -> str:
     return stamp_text(info)
 
 
+def _regular_stamp(info: os.stat_result) -> str | None:
+    """The stamp of a regular file, None of anything else (`vouch` takes no other)."""
+    return _stamp(info) if stat.S_ISREG(info.st_mode) else None
+
+
 def stamps(
     out: Path,
     files: Mapping[str, tuple[str, int]],
@@ -587,16 +592,15 @@ def vouch(out: Path, record: Record) -> OutFiles | None:
     each checked by its stamp where it has one, else by its hash; None otherwise."""
     try:
         folder = OutputFolder(out)
-        found = folder.lstat_many(list(record.files))
+        found = folder.stat_many(list(record.files), _regular_stamp)
         unstamped: dict[str, int] = {}
         stamped: dict[str, str] = {}
         for rel, (_, size) in record.files.items():
-            info = found[rel]
-            if info is None or not stat.S_ISREG(info.st_mode):
+            now = found[rel]
+            if now is None:  # missing, or no regular file
                 return None
-            stamp = record.stamps.get(rel)
-            if stamp is not None and _stamp(info) == stamp:
-                stamped[rel] = stamp
+            if record.stamps.get(rel) == now:
+                stamped[rel] = now
             else:
                 unstamped[rel] = size
         read = folder.read_many(unstamped)

@@ -362,6 +362,33 @@ def test_the_one_match_accepts_what_the_checks_one_by_one_accept(rel: str) -> No
     )
 
 
+_PATH_PIECES = st.sampled_from(
+    [
+        "/",
+        "..",
+        ".",
+        "a",
+        ".a",
+        "a.",
+        "...",
+        "\\",
+        "\x00",
+        "\x7f",
+        "\ud800",
+        "é",
+        "\u200b",
+    ]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.lists(_PATH_PIECES, max_size=6).map("".join), max_size=4))
+def test_paths_told_plain_at_once_are_each_plain(rels: list[str]) -> None:
+    # (all_plain may say no of a list of plain paths only for a printable-less character, here U+200B)
+    each = all(path_problem(rel) is None for rel in rels)
+    assert writer.all_plain(rels) == (each and "\u200b" not in "".join(rels))
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     st.lists(
