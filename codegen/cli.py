@@ -274,7 +274,10 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
             if result.left_out:
                 _left_out(result.left_out, args)
             return max(checked, int(refused))
-        report = write_output(out, files, output_diags, result.vouched, result.kept)
+        manifest = previous.out.read.get(MANIFEST) if previous is not None else None
+        report = write_output(
+            out, files, output_diags, result.vouched, result.kept, manifest
+        )
     except WriteError as exc:  # found before anything was changed
         print(f"codegen: error: {exc}; {out} left unchanged", file=sys.stderr)
         return 1
