@@ -41,7 +41,7 @@ from .sources import MAX_SPEC_BYTES, discover_names
 from .spec_bytes import UnreadableSpec, read_spec_bytes
 from .writer import MANIFEST, OutputFolder, WriteError
 
-FORMAT = 6
+FORMAT = 7
 MAX_RECORD_BYTES = 256 * 1024 * 1024
 _READ_FLAGS = (
     os.O_RDONLY
@@ -348,19 +348,21 @@ class Record:
     stamps: dict[str, str] = field(default_factory=dict)
     # Spec files alike (see `scan`): path as shown -> stamp and the sha256 of its bytes.
     spec_stamps: dict[str, SpecStamp] = field(default_factory=dict)
-    # `parts` as the record keeps it: JSON text within the record, parsed only by an edit rebuild
-    # (`parts_document`), since it is most of the record and a no-op does not need it
-    parts_json: str = "null"
+    # `parts` as the record keeps it: JSON text on a line of its own after the record's, parsed only by an
+    # edit rebuild (`parts_document`), since it is most of the record and a no-op does not need it (a string
+    # within the record's JSON took a tenth of reading and writing it, escaped)
+    parts_json: bytes = b"null"
     # the sha256 of that text: an edit rebuild takes what it reads of it as written, and need not read the
     # whole of it to know that
     parts_sha: str = ""
 
     def to_json(self) -> bytes:
+        """The record's JSON text, a line feed and its parts' (JSON text holds no line feed but escaped)."""
         if self.parts is None:
             parts, parts_sha = self.parts_json, self.parts_sha
         else:
-            text = _dumps(self.parts)
-            parts, parts_sha = text.decode("utf-8"), _sha256(text)
+            parts = _dumps(self.parts)
+            parts_sha = _sha256(parts)
         document = {
             "format": FORMAT,
             "inputs": self.inputs,
@@ -370,17 +372,17 @@ class Record:
             "folded": self.folded,
             "every": self.every,
             "base": self.base,
-            "parts": parts,
             "parts_sha": parts_sha,
             "stamps": self.stamps,
             "spec_stamps": self.spec_stamps,
         }
-        return _dumps(document)
+        return b"%s\n%s" % (_dumps(document), parts)
 
     @classmethod
     def from_json(cls, data: bytes) -> Record | None:
+        head, _, parts = data.partition(b"\n")
         try:
-            doc = _loads(data)
+            doc = _loads(head)
             if doc["format"] != FORMAT:
                 return None
             files = {
@@ -417,7 +419,7 @@ class Record:
                 None,
                 stamps,
                 spec_stamps,
-                doc["parts"],
+                parts,
                 doc["parts_sha"],
             )
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
@@ -429,7 +431,6 @@ class Record:
             for text in (
                 record.inputs,
                 record.base,
-                record.parts_json,
                 record.parts_sha,
             )
         )
@@ -441,10 +442,9 @@ class Record:
         """What each spec file's compile left (codegen/incremental.py reads it defensively); None if unreadable."""
         if self.parts is None:
             try:
-                text = self.parts_json.encode("utf-8")
-                if _sha256(text) != self.parts_sha:
+                if _sha256(self.parts_json) != self.parts_sha:
                     return None  # damaged: not as the build that recorded it wrote it
-                self.parts = _loads(text)
+                self.parts = _loads(self.parts_json)
             except (ValueError, RecursionError):
                 return None
         return self.parts

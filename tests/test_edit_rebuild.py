@@ -241,8 +241,7 @@ def test_a_damaged_record_means_a_full_build(
     assert cli.main(["specs", "-o", "out"]) == 0
     path = cache.record_path(project / "out")
     assert path is not None
-    record = json.loads(path.read_text())
-    parts = json.loads(record["parts"])  # kept as JSON text in the record
+    record, parts = _record(path)
     if damage == "entities":  # the entity file's classes, not as a build writes them
         parts["modules"]["entities/User.schema.json"]["entities"] = [["User"]]
     elif damage == "span":  # gamma's place in the OpenAI export shifted
@@ -252,8 +251,7 @@ def test_a_damaged_record_means_a_full_build(
         parts["modules"]["gamma.json"]["tools"] = "gamma"
     else:
         parts["modules"]["gamma.json"]["path"] = "../elsewhere.py"
-    record["parts"] = json.dumps(parts)
-    path.write_text(json.dumps(record))
+    path.write_bytes(json.dumps(record).encode() + b"\n" + json.dumps(parts).encode())
     (project / "specs" / "beta.json").write_text(
         json.dumps([_tool("beta", "Edited."), _tool("beta_two")])
     )
@@ -274,6 +272,13 @@ _EDITS = st.lists(
     min_size=1,
     max_size=4,
 )
+
+
+def _record(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A record file's two lines: the record, and the parts of the spec files (`cache.Record.to_json`)."""
+    head, newline, parts = path.read_bytes().partition(b"\n")
+    assert newline and b"\n" not in parts
+    return json.loads(head), json.loads(parts)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
@@ -402,7 +407,7 @@ def test_the_record_of_a_build_says_what_each_file_left(project: Path) -> None:
     assert cli.main(["specs", "-o", "out", "-q"]) == 0
     path = cache.record_path(project / "out")
     assert path is not None
-    parts = json.loads(json.loads(path.read_text())["parts"])  # JSON text in the record
+    _, parts = _record(path)
     order, documents, _, _ = module_parts.outline(parts)
     modules = {
         rel: module_parts.read_module(rel, doc) for rel, doc in documents.items()
@@ -547,8 +552,7 @@ def test_a_record_damaged_with_its_digest_made_again_still_means_a_full_build(
     assert cli.main(["specs", "-o", "out"]) == 0
     path = cache.record_path(project / "out")
     assert path is not None
-    record = json.loads(path.read_text())
-    parts = json.loads(record["parts"])
+    record, parts = _record(path)
     if damage == "edited entry":
         parts["modules"]["beta.json"]["tools"] = "beta"
     elif damage == "edited deps":
@@ -556,9 +560,9 @@ def test_a_record_damaged_with_its_digest_made_again_still_means_a_full_build(
     else:
         name, start, end = parts["exports"]["mcp"]["gamma"]
         parts["exports"]["mcp"]["gamma"] = [name, start - 1, end - 1]
-    record["parts"] = json.dumps(parts)
-    record["parts_sha"] = hashlib.sha256(record["parts"].encode()).hexdigest()
-    path.write_text(json.dumps(record))
+    text = json.dumps(parts).encode()
+    record["parts_sha"] = hashlib.sha256(text).hexdigest()
+    path.write_bytes(json.dumps(record).encode() + b"\n" + text)
     (project / "specs" / "beta.json").write_text(
         json.dumps([_tool("beta", "Edited."), _tool("beta_two")])
     )

@@ -135,7 +135,14 @@ def test_a_noop_rebuild_neither_compiles_nor_writes(
     # The first no-op stamps the spec files it read (cache.scan), and records only that.
     (stamped,) = [data for data, _ in _snapshot(project / "cache").values()]
     (unstamped,) = [data for data, _ in record.values()]
-    assert json.loads(stamped) == {**json.loads(unstamped), "spec_stamps": ANY}
+    (stamped_head, parts), (unstamped_head, same) = (
+        data.partition(b"\n")[::2] for data in (stamped, unstamped)
+    )
+    assert json.loads(stamped_head) == {
+        **json.loads(unstamped_head),
+        "spec_stamps": ANY,
+    }
+    assert parts == same
     record = _snapshot(project / "cache")
     assert _build() == 0
     assert _snapshot(project / "out") == before
@@ -316,13 +323,14 @@ def test_check_never_uses_the_record(
     out = project / "out"
     forged = (out / "alpha.py").read_bytes() + b"# forged\n"
     (out / "alpha.py").write_bytes(forged)
-    doc = json.loads(saved)
+    head, parts = saved.split(b"\n")  # the record, and its parts (cache.Record.to_json)
+    doc = json.loads(head)
     doc["files"]["alpha.py"] = [hashlib.sha256(forged).hexdigest(), len(forged)]
-    record.write_text(json.dumps(doc))
+    record.write_bytes(json.dumps(doc).encode() + b"\n" + parts)
     capsys.readouterr()
     assert _build("--check") == 1
     assert "# forged" in capsys.readouterr().out
-    assert record.read_text() == json.dumps(doc)  # --check writes no record
+    assert record.read_bytes() == json.dumps(doc).encode() + b"\n" + parts  # no record
 
 
 def test_no_cache_compiles_and_keeps_no_record(
