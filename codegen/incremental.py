@@ -8,14 +8,15 @@ uses, and what the package-wide files need of it. Its outputs are OUT's files, w
 for (`Previous`).
 
 A rebuild compiles every file that is new, whose bytes changed, or that uses an entity of a changed, new or
-removed file; it reads the files defining entities too, for the documents embedding them (not compiling them
-again). Every other file keeps its outputs. The package-wide files (`__init__.py`, the subpackages', the export
-files) are composed again from every file's part, each only when what it is made of changed: an edit that keeps
-a file's names costs what that file costs, whatever the size of the package.
+removed file; it reads the files defining the entities those embed too (not compiling them again). Every other
+file keeps its outputs. The package-wide files (`__init__.py`, the subpackages', the export files) are composed
+again from every file's part, each only when what it is made of changed: an edit that keeps a file's names costs
+what that file costs, whatever the size of the package.
 
 What only a compile of everything reports is left to one: a record that is not exactly as a build writes it,
 a spec file other than JSON (the gram and Brimley front ends link files to each other), other outputs chosen,
-any diagnostic at all (so that every message is the one a full compile gives), a name two files now define.
+any diagnostic at all (so that every message is the one a full compile gives), a name two files now define, an
+entity with a `$id` (who refers to one by it is no dep).
 """
 
 from __future__ import annotations
@@ -78,17 +79,17 @@ def compile_changed(
             for rel, doc in documents.items()
             if rel not in gone and not touched.isdisjoint(texts(doc["deps"]))
         }
-        # The files defining the entities the files compiled again embed (their `deps`, every entity embedded
-        # at any depth) are read again too, for those documents; unless a change reaches them they keep their
-        # outputs (the record says which of their models are native). A file new to the record has no deps
-        # yet: every entity file is read. A file that now uses another entity, or one of an unread file's
-        # names, is caught by its reference left unresolved or by `clashes`, and compiled in full.
+        # The entity files the files compiled again embed (`deps`: at any depth) are read too, for their
+        # documents, and keep their outputs unless a change reaches them; all of them for a file new to the
+        # record. A file now using an unread entity, or taking an unread file's name, is caught by a reference
+        # left unresolved or by `clashes`, and compiled in full.
         entity_files = {rel for rel, doc in documents.items() if doc["entities"]} - gone
-        if not changed <= before.keys():
-            used = entity_files
-        else:
-            deps = {dep for rel in dirty for dep in texts(documents[rel]["deps"])}
-            used = entity_files & deps
+        deps = {
+            dep
+            for rel in dirty & before.keys()
+            for dep in texts(documents[rel]["deps"])
+        }
+        used = entity_files if changed - before.keys() else entity_files & deps
         kept = {rel: read_module(rel, documents[rel]) for rel in used - dirty}
     except (*MALFORMED, Unusable):
         return None
