@@ -193,3 +193,44 @@ def test_an_output_changed_while_a_command_runs_is_not_taken_on_the_stamp_it_had
     assert not quick.up_to_date(ARGV)
     assert cli.main(ARGV) == 0
     assert kept.read_text() == text
+
+
+@pytest.mark.parametrize("kind", ["edit rebuild", "no-op"])
+def test_a_spec_file_changed_while_a_command_runs_is_not_taken_on_the_stamp_it_had(
+    project: Path,
+    settled: None,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    kind: str,
+) -> None:
+    """The stamps of the spec files come from what the scan saw (`vouched_stamps`' `seen_specs`): a spec file
+    changed after it moved its change time on, so the same command afterwards compiles it.
+    """
+    from codegen import cache
+
+    # a.json the newest spec file: b.json gets a stamp from the next scan (`cache.scan`)
+    time.sleep(0.02)
+    (project / "specs" / "a.json").write_text(json.dumps([_tool("a")]))
+    assert cli.main(ARGV) == 0
+    assert cli.main(ARGV) == 0
+    record = cache.load(project / "out")
+    assert record is not None and "specs/sub/b.json" in record.spec_stamps
+    if kind == "edit rebuild":
+        (project / "specs" / "a.json").write_text(
+            json.dumps([_tool("a", description="Edited.")])
+        )
+    spec = project / "specs" / "sub" / "b.json"
+    vouched = cache.vouched_stamps
+
+    def change_then_vouch(*args: Any) -> Any:
+        time.sleep(0.02)  # past the tick of the file system's clock the scan saw
+        spec.write_text(json.dumps([_tool("b", description="Changed meanwhile.")]))
+        return vouched(*args)
+
+    monkeypatch.setattr(cache, "vouched_stamps", change_then_vouch)
+    assert cli.main(ARGV) == 0
+    monkeypatch.setattr(cache, "vouched_stamps", vouched)
+    capsys.readouterr()
+    assert not quick.up_to_date(ARGV)
+    assert cli.main(ARGV) == 0
+    assert "Changed meanwhile." in (project / "out" / "sub" / "b.py").read_text()
