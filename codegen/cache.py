@@ -142,8 +142,6 @@ def vouched_stamps(
     files: Mapping[str, tuple[str, int]],
     stamped: Mapping[str, str],
     out: Path,
-    seen: Mapping[str, str] | None = None,
-    seen_specs: Mapping[str, str] | None = None,
 ) -> dict[str, str | None] | None:
     """The spec files `sources` and OUT's `files` (sha256, size) of a build or a no-op that just checked them,
     by absolute path, as `quick.py` checks them: by their stamp where one vouches for them (`spec_stamps`,
@@ -151,16 +149,14 @@ def vouched_stamps(
     such as the manifest a build writes last, or a spec file read this second). None when one is not there
     or no regular file.
 
-    `seen`: the stamps of OUT's files as `vouch` saw them when this process began, and `seen_specs` those of
-    the spec files as `scan` saw them. Where the stamp is still the one seen, it stands rather than a new look
-    (30,000 `lstat`s of outputs and 10,000 of spec files for 10,000 tools): a file written since has another
-    stamp (a new inode), and a change by anyone else moves its change time on, which the next check
-    (`quick.py`) sees, as it would one made just after this looked."""
+    The stamps given are what this command saw (`scan`, `vouch`, `stamps`): each stands as it is, without a
+    second look (40,000 `lstat`s for 10,000 tools). A file written since has another stamp (a new inode), and
+    a change by anyone else moves its change time on, which the next check (`quick.py`) sees, as it would one
+    made just after this looked."""
     from . import quick
 
     found: dict[str, str | None] = {}
-    paths: list[tuple[str, str | None, str]] = []
-    seen, seen_specs = seen or {}, seen_specs or {}
+    paths: list[tuple[str, str]] = []
     # (string joins: os.path.join and abspath for each of 20,000 files were most of this; a spec file's name
     # is never '.' or '..', so only its folder needs making absolute)
     folders: dict[str, str] = {}
@@ -170,26 +166,26 @@ def vouched_stamps(
         if absolute is None:
             absolute = folders[folder] = os.path.abspath(folder or ".").rstrip("/")
         path = f"{absolute}/{name}"
-        stamp = spec_stamps.get(display, (None,))[0]
-        if stamp is not None and stamp == seen_specs.get(display):
-            found[path] = stamp
+        entry = spec_stamps.get(display)
+        if entry is not None:
+            found[path] = entry[0]
         else:
-            paths.append((path, stamp, sha))
+            paths.append((path, sha))
     root = os.path.abspath(out)
     for rel, (sha, _) in files.items():
-        path, stamp = f"{root}/{rel}", stamped.get(rel)
-        if stamp is not None and stamp == seen.get(rel):
+        path = f"{root}/{rel}"
+        stamp = stamped.get(rel)
+        if stamp is not None:
             found[path] = stamp
         else:
-            paths.append((path, stamp, sha))
-    for path, stamp, sha in paths:
+            paths.append((path, sha))
+    for path, sha in paths:
         try:
             info = os.lstat(path)
         except OSError:
             return None
-        now = _stamp(info)
-        if stamp == now or quick.settled(info):
-            found[path] = now
+        if quick.settled(info):
+            found[path] = _stamp(info)
         elif stat.S_ISREG(info.st_mode):
             found[path] = f"={sha}:{info.st_size}"
         else:
@@ -285,13 +281,11 @@ def scan(
         list[str],
         list[str],
         dict[str, SpecStamp],
-        dict[str, str],
     ]
     | None
 ):
     """The spec files a compile would read, with the hashes of their bytes (read as the compile reads them),
-    the files read and ignored, the spec files' stamps for the next scan and every spec file's stamp as seen
-    before any was read; None when discovery or a read reports any problem. A file whose stamp is its `known` one is not
+    the files read and ignored, and the spec files' stamps for the next scan; None when discovery or a read reports any problem. A file whose stamp is its `known` one is not
     read: its recorded hash stands.
 
     A stamp vouches for a file's bytes only if any later change moves it on. A change sets the change time to
@@ -312,9 +306,9 @@ def scan(
     newest: dict[int, int] = {}
     for info in infos:
         newest[info.st_dev] = max(newest.get(info.st_dev, 0), info.st_ctime_ns)
-    sources, stamps, seen = [], {}, {}
+    sources, stamps = [], {}
     for (display, rel), info in zip(found, infos):
-        stamp = seen[display] = _stamp(info)
+        stamp = _stamp(info)
         entry = known.get(display)
         if entry is not None and stat.S_ISREG(info.st_mode) and entry[0] == stamp:
             sha = entry[1]
@@ -327,7 +321,7 @@ def scan(
         if stat.S_ISREG(info.st_mode) and info.st_ctime_ns < newest[info.st_dev]:
             stamps[display] = [stamp, sha]
         sources.append((display, rel, sha))
-    return sources, [s[0] for s in sources], ignored, stamps, seen
+    return sources, [s[0] for s in sources], ignored, stamps
 
 
 @dataclass
@@ -626,8 +620,6 @@ class Previous:
     inputs: str  # input_digest of a build now
     # the spec files' stamps for the next record (`scan`)
     spec_stamps: dict[str, SpecStamp]
-    # and every spec file's stamp as the scan saw it, by path as shown (`vouched_stamps`)
-    spec_seen: dict[str, str] = field(default_factory=dict)
 
     @property
     def unchanged(self) -> bool:
@@ -646,16 +638,14 @@ def previous_build(settings: Settings, specs: list[Path], out: Path) -> Previous
         scanned = scan(specs, out, record.spec_stamps)
         if scanned is None:
             return None
-        sources, read, ignored, spec_stamps, spec_seen = scanned
+        sources, read, ignored, spec_stamps = scanned
         contents = vouch(out, record)
         if contents is None:
             return None
         inputs = input_digest(settings, sources)
     except Exception:  # noqa: BLE001  (a broken cache only costs a full compile)
         return None
-    return Previous(
-        record, contents, sources, read, ignored, inputs, spec_stamps, spec_seen
-    )
+    return Previous(record, contents, sources, read, ignored, inputs, spec_stamps)
 
 
 def up_to_date(

@@ -314,8 +314,6 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
                 record.files,
                 record.stamps,
                 out,
-                previous.out.stamped if previous is not None else None,
-                previous.spec_seen if previous is not None else None,
             )
             _remember(
                 settings,
@@ -368,8 +366,6 @@ def _up_to_date(
         record.files,
         previous.out.stamped,
         _shown(settings.output or Path()),
-        previous.out.stamped,
-        previous.spec_seen,
     )
     _remember(settings, args, vouched, stdout, stderr)
     return 0

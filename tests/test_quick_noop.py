@@ -161,9 +161,9 @@ def test_an_output_changed_while_a_command_runs_is_not_taken_on_the_stamp_it_had
     capsys: pytest.CaptureFixture[str],
     kind: str,
 ) -> None:
-    """A command takes the stamps of the outputs it leaves as they were from what it saw when it began
-    (`cache.vouched_stamps`' `seen`): one changed since, before the stamps are recorded, has moved its change
-    time on, and the same command afterwards runs in full and puts the file back."""
+    """A command takes the stamps of the outputs it leaves as they were from what it saw when it began (the
+    stamps `cache.vouched_stamps` is given): one changed since, before the stamps are recorded, has moved its
+    change time on, and the same command afterwards runs in full and puts the file back."""
     from codegen import cache
 
     # a build, then a no-op: a rebuild record whose stamps vouch for OUT
@@ -179,7 +179,7 @@ def test_an_output_changed_while_a_command_runs_is_not_taken_on_the_stamp_it_had
     seen: list[object] = []
 
     def change_then_vouch(*args: Any) -> Any:
-        seen.append(args[5])
+        seen.append(args[3])  # OUT's stamps
         # past the tick of the file system's clock the file was stamped in
         time.sleep(0.02)
         kept.write_text(text + "# changed while the command ran\n")
@@ -203,7 +203,7 @@ def test_a_spec_file_changed_while_a_command_runs_is_not_taken_on_the_stamp_it_h
     capsys: pytest.CaptureFixture[str],
     kind: str,
 ) -> None:
-    """The stamps of the spec files come from what the scan saw (`vouched_stamps`' `seen_specs`): a spec file
+    """The stamps of the spec files come from what the scan saw (`vouched_stamps`' `spec_stamps`): a spec file
     changed after it moved its change time on, so the same command afterwards compiles it.
     """
     from codegen import cache

@@ -587,7 +587,7 @@ def test_only_spec_files_older_than_the_newest_on_their_device_get_a_stamp(
     read = _spec_reads(monkeypatch)
     scanned = cache.scan([tmp_path], tmp_path / "out", known)
     assert scanned is not None
-    sources, _, _, stamps, _ = scanned
+    sources, _, _, stamps = scanned
     assert sorted(Path(p).name for p in stamps) == ["a.json", "e.json"]
     assert sorted(read) == ["a.json", "b.json", "c.json", "d.json"]  # e.json: its stamp
     assert dict((Path(p).name, sha) for p, _, sha in sources)["e.json"] == "f" * 64
