@@ -324,6 +324,24 @@ def scan(
     return sources, [s[0] for s in sources], ignored, stamps
 
 
+def settled_stamps(sources: Iterable[Source]) -> dict[str, SpecStamp]:
+    """Stamps of the spec files a build read without a scan before it (a first build), for the next scan:
+    those whose change time is a second before this command began (`quick.settled`), whose bytes are then
+    the ones it read. Else the first edit after a first build would read every spec file again.
+    """
+    from . import quick
+
+    found: dict[str, SpecStamp] = {}
+    for display, _, sha in sources:
+        try:
+            info = os.lstat(display)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and quick.settled(info):
+            found[display] = [_stamp(info), sha]
+    return found
+
+
 @dataclass
 class Record:
     inputs: str  # input_digest of the build

@@ -304,7 +304,11 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
             cache.base_digest(key),
             result.parts,
             cache.stamps(out, report.files, report.written, previous),
-            previous.spec_stamps if previous is not None else {},
+            (
+                previous.spec_stamps
+                if previous is not None
+                else cache.settled_stamps(result.sources)
+            ),
         )
         cache.store(out, record)
         if not problems:  # the no-op after this build can be told by stamps (quick.py)

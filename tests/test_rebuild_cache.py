@@ -647,3 +647,29 @@ def test_a_stamp_of_out_that_is_no_stamp_vouches_for_nothing(
     path.write_bytes(record.to_json())
     assert _build() == 0
     assert compiles == [1, 1] and alpha.read_bytes() == text
+
+
+def test_a_first_build_stamps_the_spec_files_that_settled_before_it(
+    project: Path, compiles: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spec file last changed a second before a first build began has the bytes it read: its stamp is
+    recorded, so the next scan (the first edit's) does not read it again."""
+    from codegen import quick
+
+    assert _build() == 0  # (just written: not settled, no stamps)
+    path = cache.record_path(project / "out")
+    assert path is not None
+    record = cache.Record.from_json(path.read_bytes())
+    assert record is not None and record.spec_stamps == {}
+    shutil.rmtree(project / "out")
+    monkeypatch.setattr(quick, "_SETTLED_NS", -(10**15))  # as if a while had passed
+    assert _build() == 0 and compiles == [1, 1]
+    record = cache.Record.from_json(path.read_bytes())
+    assert record is not None
+    assert sorted(record.spec_stamps) == ["specs/alpha.json", "specs/beta.json"]
+    beta = (project / "specs" / "beta.json").read_bytes()
+    assert record.spec_stamps["specs/beta.json"][1] == hashlib.sha256(beta).hexdigest()
+    read = _spec_reads(monkeypatch)
+    (project / "specs" / "alpha.json").write_text(json.dumps(_tool("alpha", "Edited.")))
+    assert _build() == 0
+    assert read == ["alpha.json"]  # the edited file alone
