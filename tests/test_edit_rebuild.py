@@ -4,9 +4,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -281,18 +283,33 @@ def _record(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     return json.loads(head), json.loads(parts)
 
 
+@contextlib.contextmanager
+def _project_of_its_own(factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A new working folder (one for each example hypothesis draws) holding the cache: its `specs/entities`."""
+    root = factory.mktemp("edits")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CODEGEN_CACHE_DIR", str(root / "cache"))
+        patch.chdir(root)
+        (root / "specs" / "entities").mkdir(parents=True)
+        yield root / "specs"
+
+
+def _build_as_a_full_build_does() -> None:
+    """Build into `out` (through the record), then afresh into `fresh`: the same status, and the same files."""
+    status = cli.main(["specs", "-o", "out", "-q"])
+    shutil.rmtree("fresh", ignore_errors=True)
+    assert status == cli.main(["specs", "-o", "fresh", "-q", "--no-cache"])
+    if status == 0:
+        assert _tree(Path("out")) == _tree(Path("fresh"))
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(edits=_EDITS)
 def test_random_edit_sequences_leave_out_as_a_full_build(
     tmp_path_factory: pytest.TempPathFactory,
     edits: list[tuple[str, list[str], str, bool]],
 ) -> None:
-    root = tmp_path_factory.mktemp("edits")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("CODEGEN_CACHE_DIR", str(root / "cache"))
-        patch.chdir(root)
-        specs = root / "specs"
-        (specs / "entities").mkdir(parents=True)
+    with _project_of_its_own(tmp_path_factory) as specs:
         (specs / "entities" / "User.schema.json").write_text(
             json.dumps(_entity("User"))
         )
@@ -309,11 +326,7 @@ def test_random_edit_sequences_leave_out_as_a_full_build(
                 ref = "entities/User.schema.json" if refers else None
                 text = json.dumps([_tool(n, description, ref) for n in names])
             (specs / file).write_text(text)
-            status = cli.main(["specs", "-o", "out", "-q"])
-            shutil.rmtree(root / "fresh", ignore_errors=True)
-            assert status == cli.main(["specs", "-o", "fresh", "-q", "--no-cache"])
-            if status == 0:
-                assert _tree(root / "out") == _tree(root / "fresh")
+            _build_as_a_full_build_does()
 
 
 # Several entity files, entities embedding each other, and names shared between tools and entities: an edit
@@ -349,12 +362,7 @@ def test_random_edits_among_many_entity_files_leave_out_as_a_full_build(
     tmp_path_factory: pytest.TempPathFactory,
     edits: list[tuple[str, list[str], str, str | None]],
 ) -> None:
-    root = tmp_path_factory.mktemp("wide")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("CODEGEN_CACHE_DIR", str(root / "cache"))
-        patch.chdir(root)
-        specs = root / "specs"
-        (specs / "entities").mkdir(parents=True)
+    with _project_of_its_own(tmp_path_factory) as specs:
         links = {"User": None, "Team": "entity:User", "Org": "Team.schema.json"}
         for title, link in links.items():
             (specs / "entities" / f"{title}.schema.json").write_text(
@@ -370,11 +378,7 @@ def test_random_edits_among_many_entity_files_leave_out_as_a_full_build(
             else:
                 text = json.dumps([_tool(n, description, ref) for n in names])
             (specs / file).write_text(text)
-            status = cli.main(["specs", "-o", "out", "-q"])
-            shutil.rmtree(root / "fresh", ignore_errors=True)
-            assert status == cli.main(["specs", "-o", "fresh", "-q", "--no-cache"])
-            if status == 0:
-                assert _tree(root / "out") == _tree(root / "fresh")
+            _build_as_a_full_build_does()
 
 
 def test_an_edit_reads_only_the_entity_files_its_file_embeds(
