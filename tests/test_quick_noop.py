@@ -163,7 +163,8 @@ def test_an_output_changed_while_a_command_runs_is_not_taken_on_the_stamp_it_had
 ) -> None:
     """A command takes the stamps of the outputs it leaves as they were from what it saw when it began (the
     stamps `cache.vouched_stamps` is given): one changed since, before the stamps are recorded, has moved its
-    change time on, and the same command afterwards runs in full and puts the file back."""
+    change time on, and the same command afterwards runs in full and puts the file back.
+    """
     from codegen import cache
 
     # a build, then a no-op: a rebuild record whose stamps vouch for OUT
