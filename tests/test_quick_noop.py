@@ -153,6 +153,29 @@ def test_the_no_op_right_after_a_build_is_told_by_stamps_and_the_manifests_bytes
     )  # not the bytes it wrote: the ordinary command
 
 
+def test_a_no_op_that_checked_a_settled_file_by_its_bytes_records_its_stamp(
+    project: Path,
+) -> None:
+    """The manifest a build wrote last is checked by its bytes (importing hashlib, 4 ms of a no-op of 1,000
+    tools); once it has settled, the no-op that checked it records its stamp, and the next ones take that.
+    """
+    time.sleep(1.2)  # the specs (not OUT) have settled
+    command = [sys.executable, "-X", "importtime", "-m", "codegen", *ARGV]
+    env = {**os.environ, "CODEGEN_CACHE_DIR": str(project / "cache")}
+    assert subprocess.run(command, env=env, capture_output=True).returncode == 0
+    time.sleep(1.2)  # now the manifest has too
+    runs = [
+        subprocess.run(command, env=env, capture_output=True, text=True) for _ in "ab"
+    ]
+    assert all(run.returncode == 0 and "0 written" in run.stdout for run in runs)
+    assert all("codegen.cli" not in run.stderr for run in runs)  # both told by quick.py
+    assert "hashlib" in runs[0].stderr and "hashlib" not in runs[1].stderr
+    manifest = project / "out" / ".codegen-manifest.json"
+    manifest.write_bytes(manifest.read_bytes().replace(b"{", b"{ ", 1))
+    changed = subprocess.run(command, env=env, capture_output=True, text=True)
+    assert "codegen.cli" in changed.stderr  # its stamp moved on: the ordinary command
+
+
 @pytest.mark.parametrize("kind", ["edit rebuild", "no-op"])
 def test_an_output_changed_while_a_command_runs_is_not_taken_on_the_stamp_it_had(
     project: Path,
