@@ -275,18 +275,10 @@ def base_digest(settings: Settings) -> str:
 
 def scan(
     specs: list[Path], out: Path, known: Mapping[str, SpecStamp] | None = None
-) -> (
-    tuple[
-        list[Source],
-        list[str],
-        list[str],
-        dict[str, SpecStamp],
-    ]
-    | None
-):
+) -> tuple[list[Source], list[str], list[str], dict[str, SpecStamp]] | None:
     """The spec files a compile would read, with the hashes of their bytes (read as the compile reads them),
-    the files read and ignored, and the spec files' stamps for the next scan; None when discovery or a read reports any problem. A file whose stamp is its `known` one is not
-    read: its recorded hash stands.
+    the files read and ignored, and the spec files' stamps for the next scan; None when discovery or a read
+    reports any problem. A file whose stamp is its `known` one is not read: its recorded hash stands.
 
     A stamp vouches for a file's bytes only if any later change moves it on. A change sets the change time to
     the file system's clock then, so a file whose change time is before the newest among the spec files on its
@@ -568,9 +560,8 @@ class OutFiles:
     root: Path
     files: dict[str, tuple[str, int]]
     read: dict[str, bytes]
-    stamped: dict[
-        str, str
-    ]  # those vouched for by their stamp (as `vouch` saw them: `vouched_stamps`)
+    # those vouched for by their stamp, as `vouch` saw them (`vouched_stamps` carries them on)
+    stamped: dict[str, str]
 
     def bytes_of(self, rel: str) -> bytes:
         """The bytes of one of the files, read again if need be (through the writer's confinement) and
