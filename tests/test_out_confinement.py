@@ -14,6 +14,7 @@ import stat
 from pathlib import Path
 
 import subprocess
+import threading
 
 import pytest
 from hypothesis import given, settings
@@ -415,6 +416,22 @@ def test_large_files_hashed_and_written_in_threads_are_written_whole(
         assert sorted(p.name for p in (out / "schemas").iterdir()) == sorted(
             posixpath.basename(rel) for rel in files
         )
+
+
+def test_work_in_two_threads_keeps_its_order_raises_and_leaves_no_thread() -> None:
+    """`_in_threads` answers in the items' order, raises what an item raised, and returns with no other thread
+    running (a build may fork after it)."""
+    items = list(range(40))
+    assert writer._in_threads(lambda n: n * n, items) == [n * n for n in items]
+
+    def refuse(n: int) -> int:
+        if n == 17:
+            raise OSError("no room")
+        return n
+
+    with pytest.raises(OSError, match="no room"):
+        writer._in_threads(refuse, items)
+    assert threading.active_count() == 1
 
 
 def test_a_link_where_a_large_file_goes_is_refused_and_never_written_through(
