@@ -35,7 +35,7 @@ import orjson
 
 from . import __version__
 from .diagnostics import Diagnostics, printable
-from .quick import stamp_text
+from .quick import settled, stamp_text
 from .resources import data_dir
 from .sources import MAX_SPEC_BYTES, discover_names
 from .spec_bytes import UnreadableSpec, read_spec_bytes
@@ -153,8 +153,6 @@ def vouched_stamps(
     second look (40,000 `lstat`s for 10,000 tools). A file written since has another stamp (a new inode), and
     a change by anyone else moves its change time on, which the next check (`quick.py`) sees, as it would one
     made just after this looked."""
-    from . import quick
-
     found: dict[str, str | None] = {}
     paths: list[tuple[str, str]] = []
     # (string joins: os.path.join and abspath for each of 20,000 files were most of this; a spec file's name
@@ -184,7 +182,7 @@ def vouched_stamps(
             info = os.lstat(path)
         except OSError:
             return None
-        if quick.settled(info):
+        if settled(info):
             found[path] = _stamp(info)
         elif stat.S_ISREG(info.st_mode):
             found[path] = f"={sha}:{info.st_size}"
@@ -321,15 +319,13 @@ def settled_stamps(sources: Iterable[Source]) -> dict[str, SpecStamp]:
     those whose change time is a second before this command began (`quick.settled`), whose bytes are then
     the ones it read. Else the first edit after a first build would read every spec file again.
     """
-    from . import quick
-
     found: dict[str, SpecStamp] = {}
     for display, _, sha in sources:
         try:
             info = os.lstat(display)
         except OSError:
             continue
-        if stat.S_ISREG(info.st_mode) and quick.settled(info):
+        if stat.S_ISREG(info.st_mode) and settled(info):
             found[display] = [_stamp(info), sha]
     return found
 
@@ -499,13 +495,11 @@ def _loads(data: bytes | str) -> Any:
         return json.loads(data)
 
 
-def _stamp(info: os.stat_result) -> str:
-    """What a file's stat must still say for the record to vouch for its content without reading it: its
-    mode, device, inode, size and times, as `quick.py` takes them (text: a record's 40,000 stamps read and
-    compared as one string each, and carried to the no-op's record as they are). The change time cannot be
-    set from user space: writing, renaming or linking a file moves it on (as git's index relies on).
-    """
-    return stamp_text(info)
+# What a file's stat must still say for the record to vouch for its content without reading it: its mode,
+# device, inode, size and times, as `quick.py` takes them (text: a record's 40,000 stamps read and compared as
+# one string each, and carried to the no-op's record as they are). The change time cannot be set from user
+# space: writing, renaming or linking a file moves it on (as git's index relies on).
+_stamp = stamp_text
 
 
 def _regular_stamp(info: os.stat_result) -> str | None:

@@ -208,10 +208,8 @@ def save(
     if not path:
         return
     stamps: list[str] = []
-    for (
-        name,
-        stamp,
-    ) in vouched.items():  # (each taken by the caller from what it vouched for)
+    # (each taken by the caller from what it vouched for)
+    for name, stamp in vouched.items():
         stamps += [name, "-" if stamp is None else stamp]
     for name in folders:
         try:
@@ -221,11 +219,8 @@ def save(
         if not settled(info):
             return
         stamps += [name, stamp_text(info)]
-    try:
-        context = [
-            *_context(argv),
-            os.path.abspath(out),
-        ]  # (the working folder may be gone)
+    try:  # (the working folder may be gone)
+        context = [*_context(argv), os.path.abspath(out)]
     except OSError:
         return
     _write(path, [str(FORMAT), *context, stdout, stderr, "\0".join(stamps)])

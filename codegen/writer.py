@@ -42,11 +42,6 @@ MAX_LISTED_ENTRIES = 10_000
 _HEX_DIGEST = re.compile(r"[0-9a-f]{64}")
 _ascii = json.encoder.encode_basestring_ascii  # json.dumps of a string (ensure_ascii)
 _PATH_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-# A path `_path_problem_of` accepts, as one match: names of no control character, backslash or lone surrogate,
-# none of them '.' or '..', joined by single slashes (so in normal form). An edit of 10,000 tools checks the
-# record's 30,000 paths: the checks one by one were 0.1 s of it.
-_PLAIN_NAME = r"(?!\.\.?(?:/|\Z))[^/\\\x00-\x1f\x7f\ud800-\udfff]+"
-_PLAIN_PATH = re.compile(rf"{_PLAIN_NAME}(?:/{_PLAIN_NAME})*")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -78,9 +73,8 @@ def _in_threads(function: Callable[[T], R], items: list[T]) -> list[R]:
 
     done: dict[int, R] = {}
     failed: list[BaseException] = []
-    work = iter(
-        enumerate(items)
-    )  # (a built-in iterator: each `next` is one step under the GIL)
+    # (a built-in iterator: each `next` is one step under the GIL)
+    work = iter(enumerate(items))
 
     def run() -> None:
         try:
@@ -124,18 +118,17 @@ def _manifest(digests: Mapping[str, str]) -> str:
         for path in sorted(digests)
     )
     files_text = f"{{{listing}\n  }}" if digests else "{}"
-    return f'{_manifest_head()}  "files": {files_text}\n}}\n'
+    return f'{_MANIFEST_HEAD}  "files": {files_text}\n}}\n'
 
 
-def _manifest_head() -> str:
-    return f'{{\n  "generator": "codegen",\n  "version": {_ascii(__version__)},\n'
+_MANIFEST_HEAD = f'{{\n  "generator": "codegen",\n  "version": {_ascii(__version__)},\n'
 
 
 def path_problem(rel: object) -> str | None:
     """Why `rel` is not a plain relative POSIX path in normal form inside OUT (None if it is one)."""
     if not isinstance(rel, str) or not rel:
         return "not a non-empty string"
-    if _PLAIN_PATH.fullmatch(rel):
+    if all_plain([rel]):  # (the same paths are checked again and again: most are plain)
         return None
     return _path_problem_of(str(rel))
 
@@ -194,9 +187,9 @@ def case_collisions(rels: Iterable[str]) -> list[tuple[str, str]]:
 
 
 def all_plain(rels: list[str]) -> bool:
-    """Whether every path of `rels` is plain (`path_problem` finds nothing), told of the whole list at once:
-    false may also mean that one holds a character that is no control but not printable either (then each is
-    checked on its own). 30,000 paths in 7 ms, where one check after another took 28 ms.
+    """Whether every path of `rels` is plain (`_path_problem_of` finds nothing), told of the whole list at
+    once: false may also mean that one holds a character that is no control but not printable either (then
+    each is checked on its own). 30,000 paths in 7 ms, where one check after another took 28 ms.
     """
     if not rels:
         return True
@@ -701,7 +694,7 @@ def _manifest_again(
     if listed.keys() - {MANIFEST} != digests.keys() or not before.isascii():
         return None
     text = before.decode("ascii")
-    if not text.startswith(_manifest_head()):
+    if not text.startswith(_MANIFEST_HEAD):
         return None
     pieces, at = [], 0
     changed = [rel for rel in digests if digests[rel] != listed[rel][0]]

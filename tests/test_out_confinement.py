@@ -355,21 +355,19 @@ _PATH_PIECES = st.sampled_from(
 _PATHS = st.lists(_PATH_PIECES, max_size=6).map("".join)
 
 
-@settings(max_examples=500, deadline=None)
-@given(_PATHS | st.text(max_size=12))
-def test_the_one_match_accepts_what_the_checks_one_by_one_accept(rel: str) -> None:
-    # (path_problem answers at one regular expression's match where the path is plain)
-    assert (writer._PLAIN_PATH.fullmatch(rel) is not None) == (
-        bool(rel) and writer._path_problem_of(rel) is None
-    )
-
-
-@settings(max_examples=500, deadline=None)
-@given(st.lists(_PATHS, max_size=4))
-def test_paths_told_plain_at_once_are_each_plain(rels: list[str]) -> None:
-    # (all_plain may say no of a list of plain paths only for a printable-less character, here U+200B)
-    each = all(path_problem(rel) is None for rel in rels)
-    assert writer.all_plain(rels) == (each and "\u200b" not in "".join(rels))
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_PATHS | st.text(max_size=12), max_size=4))
+def test_paths_told_plain_at_once_are_those_the_checks_one_by_one_accept(
+    rels: list[str],
+) -> None:
+    # all_plain (also path_problem's answer for a plain path) says yes of exactly the lists of paths the checks
+    # one by one accept, but where a character is neither a control nor printable (U+200B): then it says no
+    each = all(rel and writer._path_problem_of(rel) is None for rel in rels)
+    assert writer.all_plain(rels) == (each and "".join(rels).isprintable())
+    for rel in rels:
+        assert path_problem(rel) == (
+            writer._path_problem_of(rel) if rel else "not a non-empty string"
+        )
 
 
 @settings(max_examples=25, deadline=None)

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -176,11 +177,31 @@ def test_a_no_op_that_checked_a_settled_file_by_its_bytes_records_its_stamp(
     assert "codegen.cli" in changed.stderr  # its stamp moved on: the ordinary command
 
 
+def _run_changing(change: Callable[[], object]) -> list[tuple[Any, ...]]:
+    """The command once, `change` made while it runs: after it looked at every file, before it records the
+    stamps the next no-op rests on (`cache.vouched_stamps`, whose arguments of each call are returned).
+    """
+    from codegen import cache
+
+    vouched = cache.vouched_stamps
+    calls: list[tuple[Any, ...]] = []
+
+    def change_then_vouch(*args: Any) -> Any:
+        calls.append(args)
+        time.sleep(0.02)  # past the tick of the file system's clock the command saw
+        change()
+        return vouched(*args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cache, "vouched_stamps", change_then_vouch)
+        assert cli.main(ARGV) == 0
+    return calls
+
+
 @pytest.mark.parametrize("kind", ["edit rebuild", "no-op"])
 def test_an_output_changed_while_a_command_runs_is_not_taken_on_the_stamp_it_had(
     project: Path,
     settled: None,
-    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     kind: str,
 ) -> None:
@@ -188,8 +209,6 @@ def test_an_output_changed_while_a_command_runs_is_not_taken_on_the_stamp_it_had
     stamps `cache.vouched_stamps` is given): one changed since, before the stamps are recorded, has moved its
     change time on, and the same command afterwards runs in full and puts the file back.
     """
-    from codegen import cache
-
     # a build, then a no-op: a rebuild record whose stamps vouch for OUT
     assert cli.main(ARGV) == 0
     assert cli.main(ARGV) == 0
@@ -199,20 +218,8 @@ def test_an_output_changed_while_a_command_runs_is_not_taken_on_the_stamp_it_had
         )
     kept = project / "out" / "sub" / "b.py"
     text = kept.read_text()
-    vouched = cache.vouched_stamps
-    seen: list[object] = []
-
-    def change_then_vouch(*args: Any) -> Any:
-        seen.append(args[3])  # OUT's stamps
-        # past the tick of the file system's clock the file was stamped in
-        time.sleep(0.02)
-        kept.write_text(text + "# changed while the command ran\n")
-        return vouched(*args)
-
-    monkeypatch.setattr(cache, "vouched_stamps", change_then_vouch)
-    assert cli.main(ARGV) == 0
-    monkeypatch.setattr(cache, "vouched_stamps", vouched)
-    assert len(seen) == 1 and "sub/b.py" in seen[0]  # type: ignore[operator]
+    calls = _run_changing(lambda: kept.write_text(f"{text}# changed meanwhile\n"))
+    assert len(calls) == 1 and "sub/b.py" in calls[0][3]  # among OUT's stamps
     capsys.readouterr()
     assert not quick.up_to_date(ARGV)
     assert cli.main(ARGV) == 0
@@ -223,7 +230,6 @@ def test_an_output_changed_while_a_command_runs_is_not_taken_on_the_stamp_it_had
 def test_a_spec_file_changed_while_a_command_runs_is_not_taken_on_the_stamp_it_had(
     project: Path,
     settled: None,
-    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     kind: str,
 ) -> None:
@@ -244,16 +250,9 @@ def test_a_spec_file_changed_while_a_command_runs_is_not_taken_on_the_stamp_it_h
             json.dumps([_tool("a", description="Edited.")])
         )
     spec = project / "specs" / "sub" / "b.json"
-    vouched = cache.vouched_stamps
-
-    def change_then_vouch(*args: Any) -> Any:
-        time.sleep(0.02)  # past the tick of the file system's clock the scan saw
-        spec.write_text(json.dumps([_tool("b", description="Changed meanwhile.")]))
-        return vouched(*args)
-
-    monkeypatch.setattr(cache, "vouched_stamps", change_then_vouch)
-    assert cli.main(ARGV) == 0
-    monkeypatch.setattr(cache, "vouched_stamps", vouched)
+    changed = json.dumps([_tool("b", description="Changed meanwhile.")])
+    calls = _run_changing(lambda: spec.write_text(changed))
+    assert len(calls) == 1 and "specs/sub/b.json" in calls[0][1]  # among its stamps
     capsys.readouterr()
     assert not quick.up_to_date(ARGV)
     assert cli.main(ARGV) == 0

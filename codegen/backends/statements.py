@@ -329,10 +329,9 @@ def _exploded_calls(text: str, depth: int) -> list[str] | None:
             return None
         call = "".join("".join(token) for token in element[: opening + 1]).lstrip(" ")
         if not magic:
+            # (a one-tuple's comma is not magic: the line may stay whole)
             if len(elements) == 1 or not _plain_arguments(inside, arguments):
-                return (
-                    None  # (a one-tuple's comma is not magic: the line may stay whole)
-                )
+                return None
             unsplit = _unexploded_call(call, inside, inner)
             if unsplit is not None:
                 lines.extend(unsplit)
